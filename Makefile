@@ -1,0 +1,66 @@
+# kmsvt top-level Makefile.  See README for the two commands that matter:
+#   make run    boot the demo VM with kmsvt as display driver
+#   make test   run the whole suite on both target kernels
+#
+# The kernel module itself is described by Kbuild.
+
+BUILD     := $(CURDIR)/build
+SRC_DIRS  := kms gem fbdev panic
+MOD_SRCS  := Kbuild $(wildcard $(addsuffix /*.[ch],$(SRC_DIRS)))
+PYTHON    ?= python3
+
+ifneq ($(KDIR),)
+# Build for one given kernel tree, e.g. the running one.
+KRELS := $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+kdir_of = $(KDIR)
+else
+KRELS := $(shell cat $(BUILD)/kernels/releases 2>/dev/null)
+kdir_of = /usr/src/linux-headers-$(1)
+endif
+
+USER_TOOLS := $(patsubst userspace/%.c,$(BUILD)/userspace/%,$(wildcard userspace/*.c))
+USER_CFLAGS := -O2 -g -Wall -Wextra -Werror $(shell pkg-config --cflags libdrm 2>/dev/null)
+USER_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null)
+
+.PHONY: all modules userspace deps run test bench check clean
+all: modules userspace
+
+modules:
+	@[ -n "$(KRELS)" ] || { echo "no target kernels: run 'make deps' (or give KDIR=)"; exit 1; }
+	@set -e; for rel in $(KRELS); do \
+		$(MAKE) --no-print-directory module-one REL=$$rel; done
+
+# Kbuild cannot put objects outside M=, so each kernel gets a copy of the
+# sources in build/<release>/ and builds there.
+module-one:
+	@mkdir -p $(BUILD)/$(REL)
+	@tar cf - $(MOD_SRCS) | tar xf - -C $(BUILD)/$(REL)
+	$(MAKE) -C $(call kdir_of,$(REL)) M=$(BUILD)/$(REL) modules
+	@echo "built $(BUILD)/$(REL)/kmsvt.ko"
+
+userspace: $(USER_TOOLS)
+
+$(BUILD)/userspace/%: userspace/%.c $(wildcard userspace/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(USER_LIBS)
+
+deps:
+	BUILD=$(BUILD) sh scripts/deps.sh
+
+run: deps
+	$(MAKE) all
+	$(PYTHON) tests/demo.py
+
+test: deps
+	$(MAKE) all
+	$(PYTHON) tests/run.py
+
+bench: deps
+	$(MAKE) all
+	$(PYTHON) tests/bench/run.py
+
+check:
+	sh scripts/check.sh
+
+clean:
+	rm -rf $(filter-out $(BUILD)/kernels $(BUILD)/rootfs%,$(wildcard $(BUILD)/*))

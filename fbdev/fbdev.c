@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fbdev emulation for fbcon, as an in-kernel DRM client.
+ *
+ * The console gets one dumb buffer in VRAM and draws into it directly
+ * (VRAM is scanned out in place, so there is no shadow buffer and no damage
+ * worker).  Because the buffer is never moved or cleared, taking the display
+ * back after a DRM master leaves only needs the client's modeset restored:
+ * the console text is still there.
+ */
+#include <linux/fb.h>
+#include <linux/module.h>
+#include <drm/drm_client.h>
+#include <drm/drm_fourcc.h>
+#include <drm/drm_framebuffer.h>
+#include <drm/drm_print.h>
+
+#include "../kms/compat.h"
+#include "../kms/kmsvt.h"
+
+struct kmsvt_fbdev {
+	struct drm_client_dev client;
+	struct drm_client_buffer *buffer;
+	struct fb_info *info;
+	u32 pseudo_palette[16];
+};
+
+static struct kmsvt_fbdev *to_fbdev(struct drm_client_dev *client)
+{
+	return container_of(client, struct kmsvt_fbdev, client);
+}
+
+/* Give the display back to the console, unless a DRM master holds it. */
+static int kmsvt_fbdev_restore(struct drm_client_dev *client)
+{
+	int ret = drm_client_modeset_commit(client);
+
+	return ret == -EBUSY ? 0 : ret;
+}
+
+static int kmsvt_fb_set_par(struct fb_info *info)
+{
+	struct kmsvt_fbdev *fbdev = info->par;
+
+	return kmsvt_fbdev_restore(&fbdev->client);
+}
+
+/* The buffer has one fixed size and format: accept only what it is. */
+static int kmsvt_fb_check_var(struct fb_var_screeninfo *var, struct fb_info *info)
+{
+	if (var->xres > info->var.xres_virtual || var->yres > info->var.yres_virtual ||
+	    var->bits_per_pixel != info->var.bits_per_pixel)
+		return -EINVAL;
+	*var = info->var;
+	return 0;
+}
+
+static int kmsvt_fb_setcolreg(unsigned int regno, unsigned int red, unsigned int green,
+			      unsigned int blue, unsigned int transp, struct fb_info *info)
+{
+	const struct fb_var_screeninfo *var = &info->var;
+	u32 *palette = info->pseudo_palette;
+
+	if (regno >= ARRAY_SIZE(((struct kmsvt_fbdev *)NULL)->pseudo_palette))
+		return -EINVAL;
+	palette[regno] = (red >> (16 - var->red.length)) << var->red.offset |
+			 (green >> (16 - var->green.length)) << var->green.offset |
+			 (blue >> (16 - var->blue.length)) << var->blue.offset;
+	return 0;
+}
+
+static int kmsvt_fb_blank(int blank, struct fb_info *info)
+{
+	struct kmsvt_fbdev *fbdev = info->par;
+	int mode = blank == FB_BLANK_UNBLANK ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF;
+	int ret = drm_client_modeset_dpms(&fbdev->client, mode);
+
+	return ret == -EBUSY ? 0 : ret;
+}
+
+/* Last user of /dev/fbN or the console is gone: free everything. */
+static void kmsvt_fb_destroy(struct fb_info *info)
+{
+	struct kmsvt_fbdev *fbdev = info->par;
+
+	drm_client_framebuffer_delete(fbdev->buffer);
+	drm_client_release(&fbdev->client);
+	framebuffer_release(info);
+	kfree(fbdev);
+}
+
+static const struct fb_ops kmsvt_fb_ops = {
+	.owner = THIS_MODULE,
+	KMSVT_FB_IOMEM_OPS,
+	.fb_check_var = kmsvt_fb_check_var,
+	.fb_set_par = kmsvt_fb_set_par,
+	.fb_setcolreg = kmsvt_fb_setcolreg,
+	.fb_blank = kmsvt_fb_blank,
+	.fb_destroy = kmsvt_fb_destroy,
+};
+
+static void kmsvt_fill_var(struct fb_var_screeninfo *var, const struct drm_framebuffer *fb)
+{
+	var->xres = fb->width;
+	var->yres = fb->height;
+	var->xres_virtual = fb->width;
+	var->yres_virtual = fb->height;
+	var->bits_per_pixel = fb->format->cpp[0] * 8;
+	var->activate = FB_ACTIVATE_NOW;
+	var->height = -1;
+	var->width = -1;
+	if (fb->format->format == DRM_FORMAT_RGB565) {
+		var->red = (struct fb_bitfield){ .offset = 11, .length = 5 };
+		var->green = (struct fb_bitfield){ .offset = 5, .length = 6 };
+		var->blue = (struct fb_bitfield){ .offset = 0, .length = 5 };
+	} else {
+		var->red = (struct fb_bitfield){ .offset = 16, .length = 8 };
+		var->green = (struct fb_bitfield){ .offset = 8, .length = 8 };
+		var->blue = (struct fb_bitfield){ .offset = 0, .length = 8 };
+	}
+}
+
+static int kmsvt_fbdev_register(struct kmsvt_fbdev *fbdev)
+{
+	struct kmsvt_device *kdev = to_kmsvt(fbdev->client.dev);
+	struct drm_framebuffer *fb = fbdev->buffer->fb;
+	struct kmsvt_bo *bo = to_kmsvt_bo(fb->obj[0]);
+	struct fb_info *info;
+	int ret;
+
+	info = framebuffer_alloc(0, kdev->drm.dev);
+	if (!info)
+		return -ENOMEM;
+	info->par = fbdev;
+	info->fbops = &kmsvt_fb_ops;
+	info->flags = FBINFO_DEFAULT;
+	info->pseudo_palette = fbdev->pseudo_palette;
+	info->screen_base = kdev->vram + bo->node.start;
+	info->screen_size = bo->base.size;
+
+	strscpy(info->fix.id, KMSVT_NAME, sizeof(info->fix.id));
+	info->fix.type = FB_TYPE_PACKED_PIXELS;
+	info->fix.visual = FB_VISUAL_TRUECOLOR;
+	info->fix.line_length = fb->pitches[0];
+	info->fix.smem_start = kdev->vram_base + bo->node.start;
+	info->fix.smem_len = bo->base.size;
+	kmsvt_fill_var(&info->var, fb);
+
+	ret = fb_alloc_cmap(&info->cmap, 256, 0);
+	if (ret)
+		goto err_release;
+	ret = register_framebuffer(info);
+	if (ret)
+		goto err_cmap;
+	fbdev->info = info;
+	return 0;
+
+err_cmap:
+	fb_dealloc_cmap(&info->cmap);
+err_release:
+	framebuffer_release(info);
+	return ret;
+}
+
+/* Pick modes for the connectors, and one buffer that covers all of them. */
+static int kmsvt_fbdev_setup(struct kmsvt_fbdev *fbdev)
+{
+	struct drm_client_dev *client = &fbdev->client;
+	u32 format = kmsvt_fbdev_bpp == 16 ? DRM_FORMAT_RGB565 : DRM_FORMAT_XRGB8888;
+	struct drm_mode_set *modeset;
+	u32 width = 0, height = 0;
+	int ret;
+
+	ret = drm_client_modeset_probe(client, 0, 0);
+	if (ret)
+		return ret;
+
+	mutex_lock(&client->modeset_mutex);
+	drm_client_for_each_modeset(modeset, client) {
+		if (!modeset->mode)
+			continue;
+		width = max_t(u32, width, modeset->mode->hdisplay);
+		height = max_t(u32, height, modeset->mode->vdisplay);
+	}
+	mutex_unlock(&client->modeset_mutex);
+	if (!width || !height)
+		return -ENODEV;
+
+	fbdev->buffer = drm_client_framebuffer_create(client, width, height, format);
+	if (IS_ERR(fbdev->buffer)) {
+		ret = PTR_ERR(fbdev->buffer);
+		fbdev->buffer = NULL;
+		return ret;
+	}
+
+	mutex_lock(&client->modeset_mutex);
+	drm_client_for_each_modeset(modeset, client)
+		if (modeset->mode)
+			modeset->fb = fbdev->buffer->fb;
+	mutex_unlock(&client->modeset_mutex);
+
+	ret = kmsvt_fbdev_restore(client);
+	if (ret)
+		return ret;
+	return kmsvt_fbdev_register(fbdev);
+}
+
+static int kmsvt_fbdev_hotplug(struct drm_client_dev *client)
+{
+	struct kmsvt_fbdev *fbdev = to_fbdev(client);
+
+	/* The console keeps its first buffer; a new mode just gets restored. */
+	if (fbdev->info)
+		return kmsvt_fbdev_restore(client);
+	return 0;
+}
+
+static void kmsvt_fbdev_unregister(struct drm_client_dev *client)
+{
+	struct kmsvt_fbdev *fbdev = to_fbdev(client);
+
+	if (fbdev->info) {
+		/* fb_destroy frees the rest once the last user is gone. */
+		unregister_framebuffer(fbdev->info);
+		return;
+	}
+	drm_client_framebuffer_delete(fbdev->buffer);
+	drm_client_release(client);
+	kfree(fbdev);
+}
+
+static const struct drm_client_funcs kmsvt_fbdev_funcs = {
+	.owner = THIS_MODULE,
+	.unregister = kmsvt_fbdev_unregister,
+	.restore = kmsvt_fbdev_restore,
+	.hotplug = kmsvt_fbdev_hotplug,
+};
+
+/* A console failure is not a device failure: KMS clients still work. */
+void kmsvt_fbdev_init(struct kmsvt_device *kdev)
+{
+	struct kmsvt_fbdev *fbdev;
+	int ret;
+
+	fbdev = kzalloc(sizeof(*fbdev), GFP_KERNEL);
+	if (!fbdev)
+		return;
+	ret = drm_client_init(&kdev->drm, &fbdev->client, "kmsvt-fbdev", &kmsvt_fbdev_funcs);
+	if (ret) {
+		kfree(fbdev);
+		goto err;
+	}
+	ret = kmsvt_fbdev_setup(fbdev);
+	/* Registered even on failure: unregister is what frees the client. */
+	drm_client_register(&fbdev->client);
+	if (!ret)
+		return;
+err:
+	drm_err(&kdev->drm, "fbdev: no console (%d)\n", ret);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The few kernel API differences between the two target kernels
+ * (Debian 12's 6.1 and bookworm-backports' 6.12).
+ */
+#ifndef KMSVT_COMPAT_H
+#define KMSVT_COMPAT_H
+
+#include <linux/fb.h>
+#include <linux/mm.h>
+#include <linux/version.h>
+#include <drm/drm_edid.h>
+
+/* 6.4 split mode adding out of drm_edid_connector_update(). */
+static inline int kmsvt_edid_update_modes(struct drm_connector *connector,
+					  const struct drm_edid *edid)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	drm_edid_connector_update(connector, edid);
+	return drm_edid_connector_add_modes(connector);
+#else
+	return drm_edid_connector_update(connector, edid);
+#endif
+}
+
+/* 6.3 made vma->vm_flags read-only outside of the helpers. */
+static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
+/* 6.6 stopped defaulting fb_ops to the I/O-memory helpers. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define KMSVT_FB_IOMEM_OPS FB_DEFAULT_IOMEM_OPS
+#else
+#define KMSVT_FB_IOMEM_OPS		\
+	.fb_fillrect = cfb_fillrect,	\
+	.fb_copyarea = cfb_copyarea,	\
+	.fb_imageblit = cfb_imageblit
+#endif
+
+/* 6.6 removed FBINFO_DEFAULT (it was 0). */
+#ifndef FBINFO_DEFAULT
+#define FBINFO_DEFAULT 0
+#endif
+
+/* 6.6 made the PRIME ioctls work without driver callbacks. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define KMSVT_PRIME_CALLBACKS
+#else
+#define KMSVT_PRIME_CALLBACKS					\
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,	\
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+#endif
+
+#endif /* KMSVT_COMPAT_H */

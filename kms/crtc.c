@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CRTC and its emulated vblank.
+ *
+ * The Bochs display has no interrupt, so vblank is an hrtimer running at
+ * the mode's refresh rate.  Page flips are latched by that timer: the plane
+ * queues the new scanout address and the timer writes it to DISPI right
+ * before it signals the vblank, so a flip event never precedes its flip.
+ */
+#include <drm/drm_atomic.h>
+#include <drm/drm_atomic_helper.h>
+#include <drm/drm_print.h>
+#include <drm/drm_vblank.h>
+
+#include "kmsvt.h"
+
+/* Caller holds scanout_lock. */
+static void kmsvt_apply_pending(struct kmsvt_device *kdev)
+{
+	if (!kdev->pending_valid)
+		return;
+	kmsvt_hw_set_base(kdev, &kdev->pending);
+	kdev->scanout = kdev->pending;
+	kdev->pending_valid = false;
+}
+
+/*
+ * Latch @so at the next vblank, or now when no vblank is running (nobody
+ * waits for one, so there is nothing to tear against).
+ */
+void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *so)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&kdev->scanout_lock, flags);
+	kdev->pending = *so;
+	kdev->pending_valid = true;
+	if (!kdev->vblank_running)
+		kmsvt_apply_pending(kdev);
+	spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+}
+
+static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
+{
+	struct kmsvt_device *kdev = container_of(timer, struct kmsvt_device, vblank_timer);
+
+	spin_lock(&kdev->scanout_lock);
+	kmsvt_apply_pending(kdev);
+	spin_unlock(&kdev->scanout_lock);
+
+	if (drm_crtc_handle_vblank(&kdev->crtc)) {
+		hrtimer_forward_now(timer, kdev->frame_period);
+		return HRTIMER_RESTART;
+	}
+
+	/* vblank was switched off meanwhile: stop, and flush a late flip. */
+	spin_lock(&kdev->scanout_lock);
+	kdev->vblank_running = false;
+	kmsvt_apply_pending(kdev);
+	spin_unlock(&kdev->scanout_lock);
+	return HRTIMER_NORESTART;
+}
+
+static int kmsvt_enable_vblank(struct drm_crtc *crtc)
+{
+	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
+	unsigned long flags;
+
+	spin_lock_irqsave(&kdev->scanout_lock, flags);
+	kdev->vblank_running = true;
+	spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	hrtimer_start(&kdev->vblank_timer, kdev->frame_period, HRTIMER_MODE_REL);
+	return 0;
+}
+
+/*
+ * Called with the vblank spinlocks held, which the timer callback takes in
+ * drm_crtc_handle_vblank(): only try to cancel; a running callback sees
+ * vblank disabled and stops by itself.
+ */
+static void kmsvt_disable_vblank(struct drm_crtc *crtc)
+{
+	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
+	unsigned long flags;
+
+	hrtimer_try_to_cancel(&kdev->vblank_timer);
+	spin_lock_irqsave(&kdev->scanout_lock, flags);
+	kdev->vblank_running = false;
+	kmsvt_apply_pending(kdev);
+	spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+}
+
+static const struct drm_crtc_funcs kmsvt_crtc_funcs = {
+	.reset = drm_atomic_helper_crtc_reset,
+	.destroy = drm_crtc_cleanup,
+	.set_config = drm_atomic_helper_set_config,
+	.page_flip = drm_atomic_helper_page_flip,
+	.atomic_duplicate_state = drm_atomic_helper_crtc_duplicate_state,
+	.atomic_destroy_state = drm_atomic_helper_crtc_destroy_state,
+	.enable_vblank = kmsvt_enable_vblank,
+	.disable_vblank = kmsvt_disable_vblank,
+};
+
+static enum drm_mode_status kmsvt_crtc_mode_valid(struct drm_crtc *crtc,
+						  const struct drm_display_mode *mode)
+{
+	return kmsvt_mode_valid(to_kmsvt(crtc->dev), mode);
+}
+
+/* DISPI always scans something out: an active CRTC needs its primary plane. */
+static int kmsvt_crtc_atomic_check(struct drm_crtc *crtc, struct drm_atomic_state *state)
+{
+	struct drm_crtc_state *crtc_state = drm_atomic_get_new_crtc_state(state, crtc);
+
+	if (crtc_state->enable && !(crtc_state->plane_mask & drm_plane_mask(crtc->primary)))
+		return -EINVAL;
+	return 0;
+}
+
+static void kmsvt_crtc_atomic_enable(struct drm_crtc *crtc, struct drm_atomic_state *state)
+{
+	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
+	struct drm_display_mode *mode = &crtc->state->adjusted_mode;
+	struct drm_plane_state *pstate = drm_atomic_get_new_plane_state(state, crtc->primary);
+	struct kmsvt_scanout so;
+	unsigned long flags;
+
+	if (!pstate)
+		pstate = crtc->primary->state;
+	kmsvt_plane_scanout(pstate, &so);
+
+	kdev->frame_period = ns_to_ktime(div_u64((u64)mode->crtc_htotal * mode->crtc_vtotal *
+						 1000000ULL, mode->crtc_clock));
+
+	spin_lock_irqsave(&kdev->scanout_lock, flags);
+	kmsvt_hw_set_mode(kdev, mode, &so);
+	kdev->scanout = so;
+	kdev->pending_valid = false;
+	spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+
+	drm_crtc_vblank_on(crtc);
+}
+
+static void kmsvt_crtc_atomic_disable(struct drm_crtc *crtc, struct drm_atomic_state *state)
+{
+	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
+
+	drm_crtc_vblank_off(crtc);
+	kmsvt_hw_disable(kdev);
+
+	/* Nothing will signal vblank any more: complete a pending event now. */
+	spin_lock_irq(&crtc->dev->event_lock);
+	if (crtc->state->event) {
+		drm_crtc_send_vblank_event(crtc, crtc->state->event);
+		crtc->state->event = NULL;
+	}
+	spin_unlock_irq(&crtc->dev->event_lock);
+}
+
+static void kmsvt_crtc_atomic_flush(struct drm_crtc *crtc, struct drm_atomic_state *state)
+{
+	struct drm_pending_vblank_event *event = crtc->state->event;
+
+	if (!event)
+		return;
+	crtc->state->event = NULL;
+
+	spin_lock_irq(&crtc->dev->event_lock);
+	if (crtc->state->active && drm_crtc_vblank_get(crtc) == 0)
+		drm_crtc_arm_vblank_event(crtc, event);
+	else
+		drm_crtc_send_vblank_event(crtc, event);
+	spin_unlock_irq(&crtc->dev->event_lock);
+}
+
+static const struct drm_crtc_helper_funcs kmsvt_crtc_helper_funcs = {
+	.mode_valid = kmsvt_crtc_mode_valid,
+	.atomic_check = kmsvt_crtc_atomic_check,
+	.atomic_enable = kmsvt_crtc_atomic_enable,
+	.atomic_disable = kmsvt_crtc_atomic_disable,
+	.atomic_flush = kmsvt_crtc_atomic_flush,
+};
+
+int kmsvt_crtc_init(struct kmsvt_device *kdev)
+{
+	int ret;
+
+	spin_lock_init(&kdev->scanout_lock);
+	hrtimer_init(&kdev->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	kdev->vblank_timer.function = kmsvt_vblank_fire;
+	kdev->frame_period = ns_to_ktime(NSEC_PER_SEC / 60);
+
+	ret = drm_crtc_init_with_planes(&kdev->drm, &kdev->crtc, &kdev->primary, NULL,
+					&kmsvt_crtc_funcs, NULL);
+	if (ret)
+		return ret;
+	drm_crtc_helper_add(&kdev->crtc, &kmsvt_crtc_helper_funcs);
+	return 0;
+}
+
+/* The timer must be dead before the device memory goes away. */
+void kmsvt_crtc_fini(struct kmsvt_device *kdev)
+{
+	hrtimer_cancel(&kdev->vblank_timer);
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmsvt: KMS console and panic display for QEMU's Bochs/std-VGA devices.
+ *
+ * Device probe and teardown, the DRM driver description and the module
+ * parameters.  The pipeline itself lives in crtc.c, plane.c and output.c.
+ */
+#include <linux/aperture.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/pci.h>
+#include <drm/drm_atomic_helper.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_fourcc.h>
+#include <drm/drm_gem_framebuffer_helper.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
+#include <drm/drm_print.h>
+#include <drm/drm_probe_helper.h>
+#include <drm/drm_vblank.h>
+
+#include "compat.h"
+#include "kmsvt.h"
+
+unsigned int kmsvt_fbdev_bpp = 32;
+
+static int kmsvt_set_fbdev_bpp(const char *val, const struct kernel_param *kp)
+{
+	unsigned int bpp;
+	int ret = kstrtouint(val, 0, &bpp);
+
+	if (ret || (bpp != 16 && bpp != 32)) {
+		pr_err(KMSVT_NAME ": fbdev_bpp=%s is not supported (use 16 or 32)\n", val);
+		return -EINVAL;
+	}
+	return param_set_uint(val, kp);
+}
+
+static const struct kernel_param_ops kmsvt_fbdev_bpp_ops = {
+	.set = kmsvt_set_fbdev_bpp,
+	.get = param_get_uint,
+};
+
+module_param_cb(fbdev_bpp, &kmsvt_fbdev_bpp_ops, &kmsvt_fbdev_bpp, 0444);
+MODULE_PARM_DESC(fbdev_bpp, "console framebuffer depth: 32 (XRGB8888, default) or 16 (RGB565)");
+
+/* Only our own VRAM buffers can be scanned out; refuse anything imported. */
+static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct drm_file *file,
+					       const struct drm_mode_fb_cmd2 *cmd)
+{
+	struct drm_gem_object *obj = drm_gem_object_lookup(file, cmd->handles[0]);
+	bool ours;
+
+	if (!obj)
+		return ERR_PTR(-ENOENT);
+	ours = kmsvt_gem_is_ours(obj);
+	drm_gem_object_put(obj);
+	if (!ours)
+		return ERR_PTR(-EINVAL);
+	return drm_gem_fb_create(drm, file, cmd);
+}
+
+static const struct drm_mode_config_funcs kmsvt_mode_config_funcs = {
+	.fb_create = kmsvt_fb_create,
+	.atomic_check = drm_atomic_helper_check,
+	.atomic_commit = drm_atomic_helper_commit,
+};
+
+DEFINE_DRM_GEM_FOPS(kmsvt_fops);
+
+static const struct drm_driver kmsvt_driver = {
+	.driver_features = DRIVER_MODESET | DRIVER_GEM | DRIVER_ATOMIC,
+	.fops = &kmsvt_fops,
+	.name = KMSVT_NAME,
+	.desc = "KMS console for QEMU Bochs/std-VGA",
+	.date = "20261203",
+	.major = 1,
+	.minor = 0,
+	.dumb_create = kmsvt_gem_dumb_create,
+	.debugfs_init = kmsvt_gem_debugfs_init,
+	KMSVT_PRIME_CALLBACKS
+};
+
+static int kmsvt_modeset_init(struct kmsvt_device *kdev)
+{
+	struct drm_device *drm = &kdev->drm;
+	int ret;
+
+	ret = drmm_mode_config_init(drm);
+	if (ret)
+		return ret;
+	drm->mode_config.min_width = DISPI_MIN_RES;
+	drm->mode_config.min_height = DISPI_MIN_RES;
+	drm->mode_config.max_width = DISPI_MAX_XRES;
+	drm->mode_config.max_height = DISPI_MAX_YRES;
+	drm->mode_config.preferred_depth = 24;
+	drm->mode_config.funcs = &kmsvt_mode_config_funcs;
+
+	ret = kmsvt_plane_init(kdev);
+	if (ret)
+		return ret;
+	ret = kmsvt_crtc_init(kdev);
+	if (ret)
+		return ret;
+	ret = kmsvt_output_init(kdev);
+	if (ret)
+		return ret;
+	ret = drm_vblank_init(drm, 1);
+	if (ret)
+		return ret;
+	drm_mode_config_reset(drm);
+	return 0;
+}
+
+static void kmsvt_release(struct drm_device *drm, void *data)
+{
+	struct kmsvt_device *kdev = to_kmsvt(drm);
+
+	kmsvt_crtc_fini(kdev);
+	kmsvt_hw_fini(kdev);
+	kmsvt_gem_fini(kdev);
+}
+
+static int kmsvt_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+	struct kmsvt_device *kdev;
+	int ret;
+
+	kdev = devm_drm_dev_alloc(&pdev->dev, &kmsvt_driver, struct kmsvt_device, drm);
+	if (IS_ERR(kdev))
+		return PTR_ERR(kdev);
+	pci_set_drvdata(pdev, &kdev->drm);
+
+	ret = kmsvt_hw_init(kdev);
+	if (ret)
+		return ret;
+	kmsvt_gem_init(kdev);
+	ret = drmm_add_action(&kdev->drm, kmsvt_release, NULL);
+	if (ret)
+		return ret;
+
+	ret = kmsvt_modeset_init(kdev);
+	if (ret)
+		return ret;
+	ret = drm_dev_register(&kdev->drm, 0);
+	if (ret)
+		return ret;
+	kmsvt_fbdev_init(kdev);
+	return 0;
+}
+
+static void kmsvt_pci_remove(struct pci_dev *pdev)
+{
+	struct drm_device *drm = pci_get_drvdata(pdev);
+
+	drm_dev_unplug(drm);
+	drm_atomic_helper_shutdown(drm);
+}
+
+static void kmsvt_pci_shutdown(struct pci_dev *pdev)
+{
+	drm_atomic_helper_shutdown(pci_get_drvdata(pdev));
+}
+
+static const struct pci_device_id kmsvt_pci_ids[] = {
+	{ PCI_DEVICE(0x1234, 0x1111) },	/* QEMU std-VGA, secondary-vga, bochs-display */
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, kmsvt_pci_ids);
+
+static struct pci_driver kmsvt_pci_driver = {
+	.name = KMSVT_NAME,
+	.id_table = kmsvt_pci_ids,
+	.probe = kmsvt_pci_probe,
+	.remove = kmsvt_pci_remove,
+	.shutdown = kmsvt_pci_shutdown,
+};
+
+module_pci_driver(kmsvt_pci_driver);
+
+MODULE_AUTHOR("The kmsvt developers");
+MODULE_DESCRIPTION("KMS console and panic display for QEMU Bochs/std-VGA");
+MODULE_LICENSE("GPL");

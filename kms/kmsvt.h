@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmsvt: DRM/KMS driver for QEMU's Bochs/std-VGA display.
+ *
+ * One device structure owns everything: the two PCI BARs, the VRAM
+ * allocator, and one CRTC -> primary plane -> encoder -> connector chain.
+ */
+#ifndef KMSVT_H
+#define KMSVT_H
+
+#include <linux/hrtimer.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <drm/drm_connector.h>
+#include <drm/drm_crtc.h>
+#include <drm/drm_device.h>
+#include <drm/drm_encoder.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_mm.h>
+#include <drm/drm_plane.h>
+
+#define KMSVT_NAME "kmsvt"
+
+/* DISPI register file in the MMIO BAR (QEMU hw/display/vga-pci.c). */
+#define DISPI_ID		0x0
+#define DISPI_XRES		0x1
+#define DISPI_YRES		0x2
+#define DISPI_BPP		0x3
+#define DISPI_ENABLE		0x4
+#define DISPI_BANK		0x5
+#define DISPI_VIRT_WIDTH	0x6
+#define DISPI_VIRT_HEIGHT	0x7
+#define DISPI_X_OFFSET		0x8
+#define DISPI_Y_OFFSET		0x9
+#define DISPI_VIDEO_MEMORY_64K	0xa
+
+#define DISPI_ID0		0xb0c0
+#define DISPI_ID5		0xb0c5
+#define DISPI_ENABLED		0x01
+#define DISPI_LFB_ENABLED	0x40
+#define DISPI_NOCLEARMEM	0x80
+
+/* QEMU clamps XRES/YRES to these and rounds widths down to 8 pixels. */
+#define DISPI_MAX_XRES		16000
+#define DISPI_MAX_YRES		12000
+#define DISPI_MIN_RES		64
+
+/* What the scanout registers currently point at. */
+struct kmsvt_scanout {
+	u32 pitch;		/* bytes per line */
+	u32 cpp;		/* bytes per pixel */
+	u32 bpp;		/* DISPI BPP value (15, 16, 32) */
+	u64 offset;		/* VRAM offset of the first visible pixel */
+};
+
+struct kmsvt_device {
+	struct drm_device drm;
+
+	/* hardware */
+	void __iomem *mmio;
+	void __iomem *vram;		/* whole BAR 0, write-combined */
+	resource_size_t vram_base;
+	resource_size_t vram_size;
+	u16 dispi_id;
+	u32 qext_size;			/* QEMU extended registers, 0 if none */
+	const struct drm_edid *edid;
+
+	/* VRAM allocator (gem/) */
+	struct drm_mm vram_mm;
+	struct mutex vram_lock;		/* protects vram_mm */
+	u64 vram_used;
+
+	/* display pipeline (kms/) */
+	struct drm_plane primary;
+	struct drm_crtc crtc;
+	struct drm_encoder encoder;
+	struct drm_connector connector;
+
+	/* emulated vblank: applies pending scanout at each period */
+	struct hrtimer vblank_timer;
+	ktime_t frame_period;
+	spinlock_t scanout_lock;	/* protects scanout, pending */
+	struct kmsvt_scanout scanout;
+	struct kmsvt_scanout pending;
+	bool pending_valid;
+	bool vblank_running;
+
+};
+
+static inline struct kmsvt_device *to_kmsvt(struct drm_device *drm)
+{
+	return container_of(drm, struct kmsvt_device, drm);
+}
+
+/* kms/hw.c */
+int kmsvt_hw_init(struct kmsvt_device *kdev);
+void kmsvt_hw_fini(struct kmsvt_device *kdev);
+void kmsvt_hw_set_mode(struct kmsvt_device *kdev, const struct drm_display_mode *mode,
+		       const struct kmsvt_scanout *so);
+void kmsvt_hw_set_base(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
+void kmsvt_hw_disable(struct kmsvt_device *kdev);
+const struct drm_edid *kmsvt_hw_read_edid(struct kmsvt_device *kdev);
+int kmsvt_hw_scanout_valid(const struct kmsvt_scanout *so, u32 height);
+
+/* kms/crtc.c, kms/plane.c, kms/output.c */
+int kmsvt_crtc_init(struct kmsvt_device *kdev);
+void kmsvt_crtc_fini(struct kmsvt_device *kdev);
+void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
+int kmsvt_plane_init(struct kmsvt_device *kdev);
+void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scanout *so);
+int kmsvt_output_init(struct kmsvt_device *kdev);
+enum drm_mode_status kmsvt_mode_valid(struct kmsvt_device *kdev,
+				      const struct drm_display_mode *mode);
+
+/* gem/gem.c */
+struct kmsvt_bo {
+	struct drm_gem_object base;
+	struct drm_mm_node node;	/* VRAM range; start is the offset */
+	unsigned int pin_count;		/* scanout users */
+};
+
+static inline struct kmsvt_bo *to_kmsvt_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct kmsvt_bo, base);
+}
+
+void kmsvt_gem_init(struct kmsvt_device *kdev);
+void kmsvt_gem_fini(struct kmsvt_device *kdev);
+int kmsvt_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
+			  struct drm_mode_create_dumb *args);
+bool kmsvt_gem_is_ours(const struct drm_gem_object *obj);
+void kmsvt_gem_pin(struct kmsvt_bo *bo);
+void kmsvt_gem_unpin(struct kmsvt_bo *bo);
+void kmsvt_gem_debugfs_init(struct drm_minor *minor);
+
+/* fbdev/fbdev.c */
+void kmsvt_fbdev_init(struct kmsvt_device *kdev);
+extern unsigned int kmsvt_fbdev_bpp;
+
+#endif /* KMSVT_H */

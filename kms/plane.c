@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The primary plane: one linear framebuffer, scanned out in place from VRAM
+ * by pointing DISPI's virtual-screen offsets at it.
+ */
+#include <drm/drm_atomic.h>
+#include <drm/drm_atomic_helper.h>
+#include <drm/drm_fourcc.h>
+#include <drm/drm_framebuffer.h>
+#include <drm/drm_gem_atomic_helper.h>
+#include <drm/drm_plane_helper.h>
+
+#include "kmsvt.h"
+
+static const u32 kmsvt_formats[] = {
+	DRM_FORMAT_XRGB8888,
+	DRM_FORMAT_ARGB8888,	/* alpha ignored: nothing to blend with */
+	DRM_FORMAT_RGB565,
+	DRM_FORMAT_XRGB1555,
+};
+
+static const u64 kmsvt_modifiers[] = {
+	DRM_FORMAT_MOD_LINEAR,
+	DRM_FORMAT_MOD_INVALID,
+};
+
+static u32 kmsvt_dispi_bpp(u32 format)
+{
+	switch (format) {
+	case DRM_FORMAT_RGB565:
+		return 16;
+	case DRM_FORMAT_XRGB1555:
+		return 15;
+	default:
+		return 32;
+	}
+}
+
+void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scanout *so)
+{
+	const struct drm_framebuffer *fb = state->fb;
+	const struct kmsvt_bo *bo = to_kmsvt_bo(fb->obj[0]);
+
+	so->pitch = fb->pitches[0];
+	so->cpp = fb->format->cpp[0];
+	so->bpp = kmsvt_dispi_bpp(fb->format->format);
+	so->offset = bo->node.start + fb->offsets[0] +
+		     (u64)(state->src.y1 >> 16) * so->pitch +
+		     (state->src.x1 >> 16) * so->cpp;
+}
+
+static int kmsvt_plane_atomic_check(struct drm_plane *plane, struct drm_atomic_state *state)
+{
+	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
+	struct drm_crtc_state *crtc_state = NULL;
+	struct kmsvt_scanout so;
+	int ret;
+
+	if (new->crtc)
+		crtc_state = drm_atomic_get_new_crtc_state(state, new->crtc);
+
+	ret = drm_atomic_helper_check_plane_state(new, crtc_state, DRM_PLANE_NO_SCALING,
+						  DRM_PLANE_NO_SCALING, false, false);
+	if (ret || !new->visible)
+		return ret;
+
+	kmsvt_plane_scanout(new, &so);
+	ret = kmsvt_hw_scanout_valid(&so, drm_rect_height(&new->dst));
+	if (ret)
+		drm_dbg_kms(plane->dev, "scanout offset %llu pitch %u not programmable\n",
+			    so.offset, so.pitch);
+	return ret ? -EINVAL : 0;
+}
+
+static void kmsvt_plane_atomic_update(struct drm_plane *plane, struct drm_atomic_state *state)
+{
+	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
+	struct drm_crtc_state *crtc_state;
+	struct kmsvt_scanout so;
+
+	if (!new->visible || !new->crtc)
+		return;
+	crtc_state = drm_atomic_get_new_crtc_state(state, new->crtc);
+	/* A modeset programs the whole mode in the CRTC's enable instead. */
+	if (crtc_state && drm_atomic_crtc_needs_modeset(crtc_state))
+		return;
+
+	kmsvt_plane_scanout(new, &so);
+	kmsvt_queue_scanout(to_kmsvt(plane->dev), &so);
+}
+
+/* VRAM buffers never move, but keep count of who scans a buffer out. */
+static int kmsvt_plane_prepare_fb(struct drm_plane *plane, struct drm_plane_state *state)
+{
+	if (!state->fb)
+		return 0;
+	kmsvt_gem_pin(to_kmsvt_bo(state->fb->obj[0]));
+	return drm_gem_plane_helper_prepare_fb(plane, state);
+}
+
+static void kmsvt_plane_cleanup_fb(struct drm_plane *plane, struct drm_plane_state *state)
+{
+	if (state->fb)
+		kmsvt_gem_unpin(to_kmsvt_bo(state->fb->obj[0]));
+}
+
+static const struct drm_plane_helper_funcs kmsvt_plane_helper_funcs = {
+	.prepare_fb = kmsvt_plane_prepare_fb,
+	.cleanup_fb = kmsvt_plane_cleanup_fb,
+	.atomic_check = kmsvt_plane_atomic_check,
+	.atomic_update = kmsvt_plane_atomic_update,
+};
+
+static const struct drm_plane_funcs kmsvt_plane_funcs = {
+	.update_plane = drm_atomic_helper_update_plane,
+	.disable_plane = drm_atomic_helper_disable_plane,
+	.destroy = drm_plane_cleanup,
+	.reset = drm_atomic_helper_plane_reset,
+	.atomic_duplicate_state = drm_atomic_helper_plane_duplicate_state,
+	.atomic_destroy_state = drm_atomic_helper_plane_destroy_state,
+};
+
+int kmsvt_plane_init(struct kmsvt_device *kdev)
+{
+	int ret;
+
+	ret = drm_universal_plane_init(&kdev->drm, &kdev->primary, 0, &kmsvt_plane_funcs,
+				       kmsvt_formats, ARRAY_SIZE(kmsvt_formats),
+				       kmsvt_modifiers, DRM_PLANE_TYPE_PRIMARY, NULL);
+	if (ret)
+		return ret;
+	drm_plane_helper_add(&kdev->primary, &kmsvt_plane_helper_funcs);
+	return 0;
+}
