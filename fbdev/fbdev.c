@@ -89,8 +89,28 @@ static void kmsvt_fb_destroy(struct fb_info *info)
 	kfree(fbdev);
 }
 
+/*
+ * Only userspace opens of /dev/fbN pin the module.  With fb_ops.owner set,
+ * fbcon would pin it too and "rmmod kmsvt" could never succeed; instead,
+ * device removal unbinds fbcon through unregister_framebuffer().
+ */
+static int kmsvt_fb_open(struct fb_info *info, int user)
+{
+	if (user && !try_module_get(THIS_MODULE))
+		return -ENODEV;
+	return 0;
+}
+
+static int kmsvt_fb_release(struct fb_info *info, int user)
+{
+	if (user)
+		module_put(THIS_MODULE);
+	return 0;
+}
+
 static const struct fb_ops kmsvt_fb_ops = {
-	.owner = THIS_MODULE,
+	.fb_open = kmsvt_fb_open,
+	.fb_release = kmsvt_fb_release,
 	KMSVT_FB_IOMEM_OPS,
 	.fb_check_var = kmsvt_fb_check_var,
 	.fb_set_par = kmsvt_fb_set_par,
@@ -229,8 +249,8 @@ static void kmsvt_fbdev_unregister(struct drm_client_dev *client)
 	kfree(fbdev);
 }
 
+/* No .owner: the client lives and dies with the device, not beyond it. */
 static const struct drm_client_funcs kmsvt_fbdev_funcs = {
-	.owner = THIS_MODULE,
 	.unregister = kmsvt_fbdev_unregister,
 	.restore = kmsvt_fbdev_restore,
 	.hotplug = kmsvt_fbdev_hotplug,

@@ -1,0 +1,113 @@
+"""Shared pieces of the guest tests: kernels, cached initramfs images, VMs,
+and the checks every test makes (no oops, text on the screen)."""
+import os
+import re
+import threading
+import time
+
+import initramfs
+import screenreader
+from vm import Vm
+
+OOPS_RX = re.compile(r"Oops|BUG:|WARNING:|Call Trace|general protection|"
+                     r"kernel NULL pointer|UBSAN|KASAN")
+
+_images = {}
+_images_lock = threading.Lock()
+
+
+class TestFailure(AssertionError):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise TestFailure(msg)
+
+
+def initrd(rel, flavour="kmsvt", programs=(), extra_files=None, tag=None):
+    """Build each (kernel, image) once per run."""
+    key = (rel, tag or flavour)
+    with _images_lock:
+        if key not in _images:
+            _images[key] = initramfs.build(rel, flavour, programs, extra_files, tag)
+        return _images[key]
+
+
+class Guest(Vm):
+    """A Vm with the assertions the tests share."""
+
+    def assert_no_oops(self):
+        log = self.dmesg()
+        m = OOPS_RX.search(log)
+        check(not m, "%s: kernel reported a problem:\n%s" % (
+            self.name, log[max(0, m.start() - 500):m.start() + 2000] if m else ""))
+
+    def tty_write(self, text, tty=1):
+        """Write text on a VT; the VT driver turns \\n into CR-LF."""
+        self.write_file("/dev/tty%d" % tty, text)
+
+    def write_file(self, path, text):
+        esc = text.replace("\\", "\\\\").replace("'", "'\\''")
+        self.sh("printf '%s' > %s" % (esc, path), check=True)
+
+    def screen(self, save_as=None):
+        img = self.screendump(save_as=save_as or "%s-%d.ppm" % (self.name, int(time.time() * 1000)))
+        return img, screenreader.screen_text(img)
+
+    def wait_screen_text(self, needles, timeout=20, device=None):
+        """Screendump until every needle is read on screen."""
+        if isinstance(needles, str):
+            needles = [needles]
+        deadline = time.monotonic() + timeout
+        while True:
+            img = self.screendump_dev(device)
+            text = screenreader.screen_text(img)
+            missing = [n for n in needles if n not in text]
+            if not missing:
+                return img, text
+            if time.monotonic() > deadline:
+                path = os.path.join(os.path.dirname(self.log_path), self.name + "-fail.ppm")
+                img.save_ppm(path)
+                raise TestFailure("%s: %r not on screen (%dx%d, saved %s); screen reads:\n%s" % (
+                    self.name, missing, img.width, img.height, path, text.rstrip()[-2500:]))
+            time.sleep(0.5)
+
+    def screendump_dev(self, device=None):
+        if device is None:
+            return self.screendump()
+        path = os.path.join(self.tmp, "shot-%s.ppm" % device)
+        self.qmp_cmd("screendump", filename=path, device=device)
+        return screenreader.Image.load_ppm(path)
+
+
+def guest(ctx, name, flavour="kmsvt", cmdline="", devices=("-device", "VGA"), **kw):
+    programs = kw.pop("programs", ())
+    extra = kw.pop("extra_files", None)
+    tag = kw.pop("tag", None)
+    rd = initrd(ctx.rel, flavour, programs, extra, tag)
+    g = Guest(ctx.rel, rd, cmdline=cmdline, devices=devices,
+              name="%s-%s" % (ctx.rel, name), **kw)
+    g.start()
+    try:
+        g.boot()
+    except Exception:
+        g.close()
+        raise
+    return g
+
+
+class Ctx:
+    def __init__(self, rel):
+        self.rel = rel
+        self.guests = []
+
+    def guest(self, name, **kw):
+        g = guest(self, name, **kw)
+        self.guests.append(g)
+        return g
+
+    def close(self):
+        for g in self.guests:
+            g.close()
+        self.guests = []

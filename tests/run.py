@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Run the whole kmsvt suite: host unit tests, then every guest test on
+every target kernel.  Prints one line a test and, last, "N passed, N failed".
+
+usage: tests/run.py [-j JOBS] [-k SUBSTRING] [KERNEL_RELEASE ...]
+"""
+import argparse
+import concurrent.futures
+import importlib
+import os
+import shutil
+import sys
+import time
+import traceback
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+import initramfs  # noqa: E402
+
+GUEST_MODULES = ["test_console"]
+
+
+def require_tools():
+    missing = [t for t in ("qemu-system-x86_64", "depmod", "cpio", "modinfo")
+               if not shutil.which(t)]
+    if not os.path.exists("/bin/busybox"):
+        missing.append("/bin/busybox (busybox-static)")
+    if missing:
+        print("FATAL: missing %s: run 'make deps'" % ", ".join(missing))
+        sys.exit(2)
+
+
+def unit_tests():
+    suite = unittest.defaultTestLoader.discover(os.path.dirname(__file__), pattern="test_screenreader.py")
+    res = unittest.TextTestRunner(verbosity=1, stream=sys.stdout).run(suite)
+    failed = len(res.failures) + len(res.errors)
+    return res.testsRun - failed - len(res.skipped), failed + len(res.skipped)
+
+
+def run_one(rel, name, fn):
+    ctx = harness.Ctx(rel)
+    t0 = time.monotonic()
+    try:
+        fn(ctx)
+        return rel, name, None, time.monotonic() - t0
+    except Exception:
+        return rel, name, traceback.format_exc(), time.monotonic() - t0
+    finally:
+        ctx.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("-k", "--select", default="")
+    ap.add_argument("--no-unit", action="store_true")
+    ap.add_argument("kernels", nargs="*")
+    args = ap.parse_args()
+    require_tools()
+
+    passed = failed = 0
+    if not args.no_unit:
+        p, f = unit_tests()
+        passed, failed = passed + p, failed + f
+
+    kernels = args.kernels or initramfs.releases()
+    jobs = []
+    for modname in GUEST_MODULES:
+        mod = importlib.import_module(modname)
+        for name in sorted(n for n in dir(mod) if n.startswith("test_")):
+            full = "%s.%s" % (modname, name)
+            if args.select and args.select not in full:
+                continue
+            for rel in kernels:
+                jobs.append((rel, full, getattr(mod, name)))
+
+    t0 = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futs = [pool.submit(run_one, *j) for j in jobs]
+        for fut in concurrent.futures.as_completed(futs):
+            rel, name, err, secs = fut.result()
+            if err:
+                failed += 1
+                print("FAIL %-22s %s (%.0fs)\n%s" % (rel, name, secs, err), flush=True)
+            else:
+                passed += 1
+                print("PASS %-22s %s (%.0fs)" % (rel, name, secs), flush=True)
+    print("guest tests took %.0fs" % (time.monotonic() - t0))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""Guest tests: kmsvt binds QEMU's display, carries fbcon, and the text on
+the console is read back from the screendump."""
+import re
+
+from harness import check
+
+CLEAR = "\033[2J\033[H"
+
+
+def _console_is_kmsvt(g):
+    _, fb = g.sh("cat /proc/fb", check=True)
+    check(re.search(r"^0 kmsvt$", fb, re.M), "fb0 is not kmsvt: %r" % fb)
+    _, drv = g.sh("readlink /sys/class/drm/card0/device/driver", check=True)
+    check(drv.strip().endswith("/kmsvt"), "card0 driver is %r" % drv)
+    _, vt = g.sh("for c in /sys/class/vtconsole/vtcon*; do echo $(cat $c/bind) $(cat $c/name); done")
+    check(re.search(r"^1 \S+ frame buffer device", vt, re.M), "fbcon not bound: %r" % vt)
+
+
+def test_boot_console(ctx):
+    g = ctx.guest("boot")
+    _console_is_kmsvt(g)
+    _, dri = g.sh("ls /dev/dri")
+    check("card0" in dri.split(), "no /dev/dri/card0: %r" % dri)
+    _, mods = g.sh("cat /proc/modules")
+    check(not re.search(r"^bochs ", mods, re.M), "in-tree bochs is loaded")
+    check("fbcon: kmsvt (fb0) is primary device" in g.dmesg(), "fbcon did not take fb0")
+    # QEMU's EDID prefers 1280x800; fbcon's 8x16 font gives 160x50 cells.
+    img, _ = g.wait_screen_text("kmsvt")
+    check((img.width, img.height) == (1280, 800), "mode %dx%d" % (img.width, img.height))
+    g.assert_no_oops()
+
+
+def test_tty1_text(ctx):
+    g = ctx.guest("tty1")
+    words = ["The quick brown fox", "jumps over 13 lazy dogs!", "kmsvt<>[]{}|~"]
+    g.tty_write(CLEAR + "\n".join(words) + "\n")
+    img, text = g.wait_screen_text(words)
+    lines = text.split("\n")
+    check(lines[0].startswith(words[0]), "first line reads %r" % lines[0])
+    check(lines[1].startswith(words[1]), "second line reads %r" % lines[1])
+    check(not img.is_black(), "screen is black")
+
+
+def _video_mode(ctx, w, h):
+    g = ctx.guest("video%dx%d" % (w, h), cmdline="video=%dx%d" % (w, h))
+    g.tty_write(CLEAR + "mode %dx%d selected\n" % (w, h))
+    img, _ = g.wait_screen_text("mode %dx%d selected" % (w, h))
+    check((img.width, img.height) == (w, h), "screendump is %dx%d" % (img.width, img.height))
+    _, size = g.sh("cat /sys/class/graphics/fb0/virtual_size")
+    check(size.strip() == "%d,%d" % (w, h), "fb0 virtual_size %r" % size)
+    g.assert_no_oops()
+
+
+def test_video_1024x768(ctx):
+    _video_mode(ctx, 1024, 768)
+
+
+def test_video_800x600(ctx):
+    _video_mode(ctx, 800, 600)
+
+
+def test_rmmod_insmod(ctx):
+    g = ctx.guest("reload")
+    g.tty_write(CLEAR + "before reload\n")
+    g.wait_screen_text("before reload")
+    for rnd in range(2):
+        st, out = g.sh("rmmod kmsvt")
+        check(st == 0, "rmmod failed: %r" % out)
+        _, dri = g.sh("ls /dev/dri 2>&1; cat /proc/fb")
+        check("card0" not in dri and "kmsvt" not in dri, "device still there: %r" % dri)
+        st, out = g.sh("modprobe kmsvt")
+        check(st == 0, "modprobe failed: %r" % out)
+        _console_is_kmsvt(g)
+        g.tty_write(CLEAR + "after reload %d\n" % rnd)
+        g.wait_screen_text("after reload %d" % rnd)
+    g.assert_no_oops()
+
+
+def test_two_cards(ctx):
+    # fbcon=map:01 puts tty1 on fb0 and tty2 on fb1.
+    g = ctx.guest("twocards", cmdline="fbcon=map:01",
+                  devices=("-device", "VGA,id=vga0", "-device", "VGA,id=vga1"))
+    _, dri = g.sh("ls /dev/dri")
+    check({"card0", "card1"} <= set(dri.split()), "cards: %r" % dri)
+    for card in ("card0", "card1"):
+        _, drv = g.sh("readlink /sys/class/drm/%s/device/driver" % card)
+        check(drv.strip().endswith("/kmsvt"), "%s driver %r" % (card, drv))
+    _, fb = g.sh("cat /proc/fb")
+    check("0 kmsvt" in fb and "1 kmsvt" in fb, "/proc/fb: %r" % fb)
+    g.tty_write(CLEAR + "text on the first card\n", tty=1)
+    g.sh("chvt 2")
+    g.tty_write(CLEAR + "text on the second card\n", tty=2)
+    g.wait_screen_text("text on the first card", device="vga0")
+    g.wait_screen_text("text on the second card", device="vga1")
+    g.assert_no_oops()
+
+
+def test_bad_module_parameter(ctx):
+    g = ctx.guest("badparam", cmdline="drv=none")
+    st, out = g.sh("modprobe kmsvt fbdev_bpp=13")
+    check(st != 0, "fbdev_bpp=13 was accepted: %r" % out)
+    check("fbdev_bpp=13 is not supported" in g.dmesg(), "no clear message in dmesg")
+    _, mods = g.sh("cat /proc/modules")
+    check("kmsvt" not in mods, "module stayed loaded")
+    # A good value still works afterwards, and RGB565 is readable too.
+    st, out = g.sh("modprobe kmsvt fbdev_bpp=16")
+    check(st == 0, "fbdev_bpp=16 refused: %r" % out)
+    _, bpp = g.sh("cat /sys/class/graphics/fb0/bits_per_pixel")
+    check(bpp.strip() == "16", "fb0 bpp %r" % bpp)
+    g.tty_write(CLEAR + "sixteen bits per pixel\n")
+    g.wait_screen_text("sixteen bits per pixel")
+    g.assert_no_oops()
+
+
+def test_unsupported_device(ctx):
+    # Without the MMIO BAR there are no DISPI registers to program.
+    g = ctx.guest("nommio", devices=("-device", "VGA,mmio=off"))
+    check("no DISPI MMIO BAR" in g.dmesg(), "no clear refusal in dmesg")
+    _, dri = g.sh("ls /dev/dri 2>&1")
+    check("card0" not in dri, "a DRM device was created: %r" % dri)
+    g.assert_no_oops()
+
+
+def test_bochs_display_device(ctx):
+    # bochs-display has no VGA compatibility at all, only DISPI over MMIO.
+    g = ctx.guest("bochsdisplay", devices=("-device", "bochs-display"))
+    _console_is_kmsvt(g)
+    g.tty_write(CLEAR + "bochs-display works\n")
+    g.wait_screen_text("bochs-display works")
+    g.assert_no_oops()
