@@ -15,7 +15,7 @@
 static inline int kmsvt_edid_update_modes(struct drm_connector *connector,
 					  const struct drm_edid *edid)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#if KERNEL_VERSION(6, 4, 0) <= LINUX_VERSION_CODE
 	drm_edid_connector_update(connector, edid);
 	return drm_edid_connector_add_modes(connector);
 #else
@@ -26,7 +26,7 @@ static inline int kmsvt_edid_update_modes(struct drm_connector *connector,
 /* 6.3 made vma->vm_flags read-only outside of the helpers. */
 static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
 	vm_flags_set(vma, flags);
 #else
 	vma->vm_flags |= flags;
@@ -34,7 +34,7 @@ static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 }
 
 /* 6.6 stopped defaulting fb_ops to the I/O-memory helpers. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
 #define KMSVT_FB_IOMEM_OPS FB_DEFAULT_IOMEM_OPS
 #else
 #define KMSVT_FB_IOMEM_OPS		\
@@ -49,7 +49,7 @@ static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 #endif
 
 /* 6.6 made the PRIME ioctls work without driver callbacks. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
 #define KMSVT_PRIME_CALLBACKS
 #else
 #define KMSVT_PRIME_CALLBACKS					\

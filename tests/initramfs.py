@@ -34,9 +34,11 @@ if [ "$drv" != none ]; then
 	modprobe "$drv" || echo "init: modprobe $drv failed"
 fi
 echo "KMSVT-INIT-READY"
-# A shell on the serial line for the host harness; it keeps respawning.
+# A shell on the KMS console for people, one on the serial line for the
+# host harness (or the demo's terminal); both respawn.
+(while true; do setsid -c sh </dev/tty1 >/dev/tty1 2>&1; sleep 1; done) &
 while true; do
-	setsid sh -c 'exec sh </dev/ttyS0 >/dev/ttyS0 2>&1'
+	setsid -c sh </dev/ttyS0 >/dev/ttyS0 2>&1
 done
 """
 
@@ -106,21 +108,27 @@ def _ldd(binary):
     return libs
 
 
-def add_program(stage, binary, extra_libs=()):
-    """Copy binary and every shared library it (and extra_libs) needs."""
-    todo = [binary] + list(extra_libs)
-    seen = set()
+def add_program(stage, binary):
+    """Copy binary to /usr/bin and every shared library it needs."""
+    dst = os.path.join(stage, "usr", "bin", os.path.basename(binary))
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    shutil.copy(binary, dst)
+    add_libraries(stage, _ldd(binary))
+
+
+def add_libraries(stage, libs):
+    """Copy libraries (at their host paths) and their dependencies."""
+    todo, seen = list(libs), set()
     while todo:
         f = todo.pop()
-        real = os.path.realpath(f)
         if f in seen:
             continue
         seen.add(f)
         dst = stage + f
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
         if not os.path.exists(dst):
-            shutil.copy(real, dst)
-        todo.extend(_ldd(real) if os.access(real, os.X_OK) or ".so" in f else [])
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(os.path.realpath(f), dst)
+        todo.extend(_ldd(os.path.realpath(f)))
 
 
 def _cpio(stage, out):

@@ -188,7 +188,7 @@ class Vm:
         with self.lock:
             start = len(self.buf)
         # The marker is built by the shell, so the echoed command never matches.
-        self.write("{ %s ; } 2>&1; echo \"@@%s-$?-$((7*6))@@\"\n" % (cmd, tag))
+        self.write("{ %s\n} 2>&1; echo \"@@%s-$?-$((7*6))@@\"\n" % (cmd, tag))
         m = self.wait_for(r"@@%s-(\d+)-42@@" % tag, timeout, start)
         with self.lock:
             out = self.buf[start:m.start()].decode(errors="replace")

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Boot-to-console benchmark: kmsvt against the in-tree bochs driver.
+
+For one kernel release, boot the same QEMU N times with each display driver,
+interleaved (kmsvt, bochs, kmsvt, bochs, ...) so that drift in the host's
+load hits both flavours alike, and read the guest's own printk timestamps
+(kernel time since boot, seconds) from dmesg:
+
+  start -> fbcon     kernel start to "Console: switching to colour frame
+                     buffer device", i.e. the first fbcon frame
+  init -> fbcon      from "Run /init as init process"
+  modprobe -> fbcon  from a line the benchmark's /init writes to /dev/kmsg
+                     just before "modprobe $drv" (absent if the stock init
+                     script changed shape; the column then shows "-")
+  probe -> fbcon     from "<driver> 0000:00:02.0: vgaarb: deactivate vga
+                     console", which both drivers print at the start of
+                     their PCI probe (after their dependencies have loaded)
+
+Every boot must also prove that the console is really up: the benchmark
+writes a marker on /dev/tty1, and it has to be read back from a QEMU
+screendump with tests/screenreader.py; /proc/fb must name the expected
+driver and dmesg must be free of oopses/warnings.  A boot that fails any of
+this is reported as failed and never enters the statistics.
+
+The numbers are only meaningful as ratios kmsvt/bochs measured in the same
+run on the same QEMU (TCG, no KVM): absolute times move a lot with the
+host's load.
+
+usage: tests/bench/boot.py [-n BOOTS] [KERNEL_RELEASE ...]
+"""
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+import traceback
+
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if TESTS not in sys.path:
+    sys.path.insert(0, TESTS)
+
+import harness  # noqa: E402
+import initramfs  # noqa: E402
+
+FLAVOURS = ("kmsvt", "bochs")
+DEFAULT_BOOTS = 5
+
+# What /proc/fb calls fb0 with each flavour.
+FB_NAME = {"kmsvt": "kmsvt", "bochs": "bochs-drmdrmfb"}
+# "[drm] Initialized <name> ..." for each flavour.
+DRM_NAME = {"kmsvt": "kmsvt", "bochs": "bochs-drm"}
+
+KMSG_MARK = "kmsvt-bench: modprobe"
+_MODPROBE_LINE = '\tmodprobe "$drv" || echo "init: modprobe $drv failed"\n'
+
+DMESG_RX = re.compile(r"^\[\s*(\d+\.\d+)\] (.*)$", re.M)
+
+# (key, regex on the message text); the first match of each counts.
+MARKERS = (
+    ("init", re.compile(r"^Run /init as init process")),
+    ("modprobe", re.compile(r"^" + re.escape(KMSG_MARK) + r" ")),
+    ("probe", re.compile(r"^\S+ 0000:00:02\.0: vgaarb: deactivate vga console")),
+    ("initialized", re.compile(r"^\[drm\] Initialized (\S+)")),
+    ("fbcon", re.compile(r"^Console: switching to colour frame buffer device")),
+)
+
+# Columns of the table: (key in Sample.times, heading).
+SPANS = (
+    ("start_fbcon", "start->fbcon"),
+    ("init_fbcon", "init->fbcon"),
+    ("modprobe_fbcon", "modprobe->fbcon"),
+    ("probe_fbcon", "probe->fbcon"),
+    ("wall_ready", "host wall"),
+)
+
+
+class BenchError(Exception):
+    pass
+
+
+def bench_init():
+    """The harness's /init with a kmsg line right before modprobe, or None
+    if the stock script no longer has the line this hooks onto."""
+    if _MODPROBE_LINE not in initramfs.INIT:
+        return None
+    hook = '\techo "%s $drv" > /dev/kmsg\n' % KMSG_MARK
+    return initramfs.INIT.replace(_MODPROBE_LINE, hook + _MODPROBE_LINE, 1).encode()
+
+
+def images(rel, flavours=FLAVOURS):
+    """Build (once) the benchmark's initramfs for each flavour.  The tag keeps
+    them apart from the images the test suite builds concurrently."""
+    init = bench_init()
+    extra = {"/init": init} if init else None
+    return {fl: harness.initrd(rel, fl, extra_files=extra, tag="bench-" + fl)
+            for fl in flavours}
+
+
+def parse_dmesg(text):
+    """{marker key: (timestamp, message)} for the first line of each marker."""
+    found = {}
+    for m in DMESG_RX.finditer(text):
+        ts, msg = float(m.group(1)), m.group(2).rstrip("\r")
+        for key, rx in MARKERS:
+            if key not in found and rx.search(msg):
+                found[key] = (ts, msg)
+    return found
+
+
+class Sample:
+    """One boot: times (seconds) or an error."""
+
+    def __init__(self, rel, flavour, index):
+        self.rel, self.flavour, self.index = rel, flavour, index
+        self.times = {}
+        self.error = None
+
+    @property
+    def ok(self):
+        return self.error is None
+
+    def line(self):
+        if not self.ok:
+            return "%s #%d: FAILED: %s" % (self.flavour, self.index,
+                                           self.error.strip().splitlines()[-1])
+        return "%s #%d: %s" % (self.flavour, self.index, "  ".join(
+            "%s %s" % (head, fmt(self.times.get(key))) for key, head in SPANS))
+
+
+def timings(flavour, dmesg):
+    """The spans of SPANS (except the host's) from one boot's dmesg."""
+    marks = parse_dmesg(dmesg)
+    for key in ("init", "probe", "initialized", "fbcon"):
+        if key not in marks:
+            raise BenchError("no %r line in dmesg" % key)
+    drm = re.match(MARKERS[3][1], marks["initialized"][1]).group(1)
+    if drm != DRM_NAME[flavour]:
+        raise BenchError("DRM driver %r initialized, expected %r" % (drm, DRM_NAME[flavour]))
+    fbcon = marks["fbcon"][0]
+    if not marks["init"][0] <= marks["probe"][0] <= marks["initialized"][0] <= fbcon:
+        raise BenchError("markers out of order (fbcon before our driver?): %r" % marks)
+    times = {"start_fbcon": fbcon,
+             "init_fbcon": fbcon - marks["init"][0],
+             "probe_fbcon": fbcon - marks["probe"][0]}
+    if "modprobe" in marks:
+        times["modprobe_fbcon"] = fbcon - marks["modprobe"][0]
+    return times
+
+
+def verify_screen(g, flavour, tag):
+    """The console must really be on the screen: fb0 is the expected driver,
+    and a marker written on tty1 is read back from a screendump."""
+    _, fb = g.sh("cat /proc/fb", check=True)
+    harness.check(re.search(r"^0 %s$" % re.escape(FB_NAME[flavour]), fb, re.M),
+                  "fb0 is not %s: %r" % (FB_NAME[flavour], fb))
+    marker = "bench %s ok" % tag
+    g.tty_write("\033[2J\033[H" + marker + "\n")
+    g.wait_screen_text(marker, timeout=20)
+
+
+def boot_once(rel, flavour, index, image, timeout=120):
+    s = Sample(rel, flavour, index)
+    name = "%s-bench-%s-%d" % (rel, flavour, index)
+    g = harness.Guest(rel, image, cmdline="drv=" + flavour, name=name)
+    try:
+        g.start()
+        g.boot(timeout=timeout)
+        s.times["wall_ready"] = g.booted_at - g.t0
+        dmesg = g.dmesg()
+        s.times.update(timings(flavour, dmesg))
+        m = harness.OOPS_RX.search(dmesg)
+        if m:
+            raise BenchError("kernel reported a problem: %r" % dmesg[m.start():m.start() + 300])
+        verify_screen(g, flavour, "%s-%d" % (flavour, index))
+    except Exception:
+        s.error = traceback.format_exc()
+    finally:
+        g.close()
+    return s
+
+
+def bench_kernel(rel, boots=DEFAULT_BOOTS, flavours=FLAVOURS, log=None):
+    """Boot each flavour `boots` times, interleaved; return the Samples."""
+    imgs = images(rel, flavours)
+    samples = []
+    for i in range(1, boots + 1):
+        for fl in flavours:
+            s = boot_once(rel, fl, i, imgs[fl])
+            samples.append(s)
+            if log:
+                log("  %s %s" % (rel, s.line()))
+    return samples
+
+
+# ---------------------------------------------------------------- report
+
+def fmt(v, digits=3):
+    return "-" if v is None else "%.*f" % (digits, v)
+
+
+def summary(samples, flavours=FLAVOURS):
+    """{flavour: {"n", "failed", key: [values]}}."""
+    out = {}
+    for fl in flavours:
+        mine = [s for s in samples if s.flavour == fl]
+        good = [s for s in mine if s.ok]
+        row = {"n": len(good), "failed": len(mine) - len(good)}
+        for key, _ in SPANS:
+            vals = [s.times[key] for s in good if key in s.times]
+            row[key] = vals
+        out[fl] = row
+    return out
+
+
+def _median(vals):
+    return statistics.median(vals) if vals else None
+
+
+def _ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def table_rows(samples, flavours=FLAVOURS):
+    """Header and rows (lists of strings) of the per-kernel table; the last
+    row is the ratio of medians first/second flavour."""
+    summ = summary(samples, flavours)
+    head = ["flavour", "N", "fail", "start->fbcon med", "min", "max"]
+    head += ["%s med" % h for k, h in SPANS if k != "start_fbcon"]
+    rows = []
+    meds = {}
+    for fl in flavours:
+        r = summ[fl]
+        meds[fl] = {k: _median(r[k]) for k, _ in SPANS}
+        st = r["start_fbcon"]
+        rows.append([fl, str(r["n"]), str(r["failed"]), fmt(meds[fl]["start_fbcon"]),
+                     fmt(min(st) if st else None), fmt(max(st) if st else None)]
+                    + [fmt(meds[fl][k]) for k, _ in SPANS if k != "start_fbcon"])
+    if len(flavours) == 2:
+        a, b = flavours
+        rows.append(["%s/%s" % (a, b), "", "",
+                     fmt(_ratio(meds[a]["start_fbcon"], meds[b]["start_fbcon"])), "", ""]
+                    + [fmt(_ratio(meds[a][k], meds[b][k])) for k, _ in SPANS
+                       if k != "start_fbcon"])
+    return head, rows
+
+
+def format_table(rel, samples, flavours=FLAVOURS):
+    head, rows = table_rows(samples, flavours)
+    widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+    lines = ["kernel %s: boot to first fbcon frame, seconds of guest time "
+             "(host wall: QEMU start to init ready)" % rel]
+    for r in [head] + rows:
+        cells = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def format_markdown(rel, samples, flavours=FLAVOURS):
+    head, rows = table_rows(samples, flavours)
+    lines = ["Kernel `%s`:" % rel, "",
+             "| " + " | ".join(head) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
+    for r in rows:
+        if r is rows[-1] and len(flavours) == 2:
+            r = ["**%s**" % c if c else c for c in r]
+        lines.append("| " + " | ".join(r) + " |")
+    return "\n".join(lines)
+
+
+def failures(samples):
+    return [s for s in samples if not s.ok]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-n", "--boots", type=int, default=DEFAULT_BOOTS,
+                    help="boots per flavour and kernel (default %d)" % DEFAULT_BOOTS)
+    ap.add_argument("kernels", nargs="*")
+    args = ap.parse_args(argv)
+    bad = 0
+    for rel in args.kernels or initramfs.releases():
+        samples = bench_kernel(rel, args.boots, log=lambda m: print(m, flush=True))
+        print(format_table(rel, samples))
+        bad += len(failures(samples))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

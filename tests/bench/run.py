@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Run the kmsvt benchmarks (`make bench`): for now the boot-to-console
+benchmark, kmsvt against in-tree bochs, on every target kernel (or the
+releases given).  Prints one table a kernel, with the ratios kmsvt/bochs,
+and exits non-zero if any boot failed.
+
+usage: tests/bench/run.py [-n BOOTS] [--markdown] [KERNEL_RELEASE ...]
+"""
+import argparse
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(BENCH)
+for p in (TESTS, BENCH):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+import initramfs  # noqa: E402
+import vm  # noqa: E402
+import boot  # noqa: E402
+
+
+def require_tools():
+    missing = [t for t in (vm.QEMU, "depmod", "cpio", "modinfo") if not shutil.which(t)]
+    if not os.path.exists("/bin/busybox"):
+        missing.append("/bin/busybox (busybox-static)")
+    if missing:
+        print("FATAL: missing %s: run 'make deps'" % ", ".join(missing))
+        sys.exit(2)
+
+
+def qemu_version():
+    out = subprocess.run([vm.QEMU, "--version"], capture_output=True, text=True).stdout
+    return out.splitlines()[0].strip() if out else "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-n", "--boots", type=int, default=boot.DEFAULT_BOOTS,
+                    help="boots per flavour and kernel (default %d)" % boot.DEFAULT_BOOTS)
+    ap.add_argument("--markdown", action="store_true",
+                    help="also print the tables as Markdown (for docs/BENCHMARKS.md)")
+    ap.add_argument("kernels", nargs="*")
+    args = ap.parse_args()
+    if args.boots < 1:
+        ap.error("--boots must be at least 1")
+    require_tools()
+    kernels = args.kernels or initramfs.releases()
+
+    print("kmsvt benchmarks, %s" % datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"))
+    print("%s, -accel tcg, %d host CPUs, load average %.2f at start" % (
+        qemu_version(), os.cpu_count() or 0, os.getloadavg()[0]))
+    print("boot-to-console: %d boots per flavour, interleaved %s" % (
+        args.boots, ", ".join(boot.FLAVOURS)), flush=True)
+
+    t0 = time.monotonic()
+    results = []
+    for rel in kernels:
+        samples = boot.bench_kernel(rel, args.boots, log=lambda m: print(m, flush=True))
+        results.append((rel, samples))
+        print(boot.format_table(rel, samples) + "\n", flush=True)
+
+    print("== boot to first fbcon frame (all kernels) ==")
+    for rel, samples in results:
+        print(boot.format_table(rel, samples) + "\n")
+    if args.markdown:
+        for rel, samples in results:
+            print(boot.format_markdown(rel, samples) + "\n")
+
+    bad = [s for _, samples in results for s in boot.failures(samples)]
+    for s in bad:
+        print("FAILED boot %s %s #%d (serial log %s):\n%s" % (
+            s.rel, s.flavour, s.index,
+            os.path.join(vm.LOGDIR, "%s-bench-%s-%d.serial.log" % (s.rel, s.flavour, s.index)),
+            s.error))
+    print("benchmark took %.0fs, %d boots, %d failed" % (
+        time.monotonic() - t0, sum(len(s) for _, s in results), len(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""make run: boot the demo VM (Debian's 6.1 kernel by default) with kmsvt as
+the display driver, to a shell on the KMS console.
+
+With a graphical display (DISPLAY or WAYLAND_DISPLAY set) QEMU opens a
+window showing the console; the serial console is in this terminal either
+way.  Headless, take a screendump on request from QEMU's monitor:
+Ctrl-A c, then "screendump build/demo.ppm", then Ctrl-A c to return; read it
+with "python3 tests/screenreader.py build/demo.ppm".  Ctrl-A x quits.
+
+usage: tests/demo.py [--kernel RELEASE] [--headless] [-- extra qemu args]
+"""
+import argparse
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import initramfs  # noqa: E402
+
+
+def has_window():
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return False
+    return os.system("qemu-system-x86_64 -display help 2>/dev/null | grep -qx gtk") == 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    rels = initramfs.releases()
+    ap.add_argument("--kernel", default=rels[0], choices=rels)
+    ap.add_argument("--headless", action="store_true")
+    ap.add_argument("--cmdline", default="")
+    ap.add_argument("qemu_args", nargs="*")
+    args = ap.parse_args()
+
+    tools = [p for p in (shutil.which("modetest"),) if p]
+    udir = os.path.join(initramfs.BUILD, "userspace")
+    if os.path.isdir(udir):
+        tools += [os.path.join(udir, t) for t in sorted(os.listdir(udir))]
+    rd = initramfs.build(args.kernel, "kmsvt", programs=tools, tag="demo")
+    display = "gtk" if has_window() and not args.headless else "none"
+    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-nodefaults",
+           "-no-user-config", "-device", "VGA", "-display", display,
+           "-kernel", os.path.join(initramfs.kernel_dir(args.kernel), "vmlinuz"),
+           "-initrd", rd, "-serial", "mon:stdio",
+           "-append", ("console=tty0 console=ttyS0,115200 consoleblank=0 " + args.cmdline).strip()]
+    cmd += args.qemu_args
+    print("kmsvt demo on %s (%s); Ctrl-A x quits, Ctrl-A c is QEMU's monitor "
+          "(screendump build/demo.ppm)" % (args.kernel, "window" if display == "gtk" else "headless"))
+    sys.stdout.flush()
+    os.execvp(cmd[0], cmd)
+
+
+if __name__ == "__main__":
+    main()
