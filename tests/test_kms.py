@@ -61,6 +61,11 @@ def test_master_leaves_console_returns(ctx):
             img.width, img.height, g.sh("cat /tmp/mt.log")[1][-1500:]))
         time.sleep(0.5)
     img.save_ppm(os.path.join(os.path.dirname(g.log_path), g.name + "-pattern.ppm"))
+    # modetest's SMPTE bars: grey, then yellow, then cyan across the top.
+    for x, want in ((70, (192, 192, 192)), (220, (192, 192, 0)), (365, (0, 192, 192))):
+        got = img.pixel(x, 100)
+        check(all(abs(a - b) < 24 for a, b in zip(got, want)),
+              "pixel (%d,100) is %r, want %r" % (x, got, want))
     # The pattern is not console text.
     check("console before modetest" not in g.screen()[1], "console still visible")
     g.sh("killall -9 modetest; sleep 1")
