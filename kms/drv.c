@@ -58,7 +58,8 @@ static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct dr
 	drm_gem_object_put(obj);
 	if (!ours)
 		return ERR_PTR(-EINVAL);
-	return drm_gem_fb_create(drm, file, cmd);
+	/* Scanout is in place: dirty rectangles are accepted and need no work. */
+	return drm_gem_fb_create_with_dirty(drm, file, cmd);
 }
 
 static const struct drm_mode_config_funcs kmsvt_mode_config_funcs = {

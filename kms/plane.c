@@ -130,5 +130,6 @@ int kmsvt_plane_init(struct kmsvt_device *kdev)
 	if (ret)
 		return ret;
 	drm_plane_helper_add(&kdev->primary, &kmsvt_plane_helper_funcs);
+	drm_plane_enable_fb_damage_clips(&kdev->primary);
 	return 0;
 }
