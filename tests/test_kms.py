@@ -35,15 +35,45 @@ def test_kms_info(ctx):
     st, info = g.sh("kmsvt-info -m")
     check(st == 0, "kmsvt-info failed: %r" % info)
     check(re.search(r"^driver: kmsvt 1\.0\.0", info, re.M), "driver: %r" % info)
-    check("mode 1280x800@" in info and re.search(r"1280x800@\d+ preferred", info),
+    check(re.search(r"mode #\d+ 1280x800@\d+ preferred", info),
           "EDID preferred mode missing: %r" % info)
     check(re.search(r"^crtc \d+: 1280x800 fb \d+", info, re.M), "console CRTC not on: %r" % info)
     check(re.search(r"^plane \d+: formats XR24 AR24 RG16 XR15$", info, re.M), "formats: %r" % info)
     # Modes that do not fit DISPI's 8-pixel granularity must not be offered.
-    for w in re.findall(r"mode (\d+)x\d+@", info):
+    for w in re.findall(r"mode #\d+ (\d+)x\d+@", info):
         check(int(w) % 8 == 0, "mode width %s not a multiple of 8" % w)
     st, out = g.sh("modetest -M kmsvt -c")
     check(st == 0 and "Virtual-1" in out, "modetest -c: %r" % out[-2000:])
+
+
+# modetest's SMPTE bars: grey, yellow, cyan are the first three of seven.
+BARS = ((192, 192, 192), (192, 192, 0), (0, 192, 192))
+
+
+def close_to(got, want, tol=24):
+    return all(abs(a - b) < tol for a, b in zip(got, want))
+
+
+def show_pattern(g, conn, crtc, spec, w, h, timeout=30):
+    """Run modetest -s until its pattern is on screen at w x h; return the shot."""
+    g.sh("sleep 1000 | modetest -M kmsvt -s %s@%s:%s >/tmp/mt.log 2>&1 &" % (conn, crtc, spec))
+    deadline = time.monotonic() + timeout
+    while True:
+        img = g.screendump()
+        if (img.width, img.height) == (w, h) and close_to(img.pixel(w // 14, h // 3), BARS[0]):
+            break
+        check(time.monotonic() < deadline, "%s: pattern never shown: %dx%d, log: %s" % (
+            spec, img.width, img.height, g.sh("cat /tmp/mt.log")[1][-1500:]))
+        time.sleep(0.3)
+    for i, want in enumerate(BARS):
+        x = (2 * i + 1) * w // 14
+        check(close_to(img.pixel(x, h // 3), want),
+              "%s: bar %d at (%d,%d) is %r, want %r" % (spec, i, x, h // 3, img.pixel(x, h // 3), want))
+    return img
+
+
+def stop_modetest(g):
+    g.sh("killall -9 modetest; while pidof modetest >/dev/null; do sleep 0.1; done")
 
 
 def test_master_leaves_console_returns(ctx):
@@ -51,26 +81,52 @@ def test_master_leaves_console_returns(ctx):
     g.tty_write(CLEAR + "console before modetest\n")
     g.wait_screen_text("console before modetest")
     conn, crtc = ids(g.sh("kmsvt-info")[1])
-    g.sh("sleep 1000 | modetest -M kmsvt -s %s@%s:1024x768 >/tmp/mt.log 2>&1 &" % (conn, crtc))
-    deadline = time.monotonic() + 30
-    while True:
-        img = g.screendump()
-        if (img.width, img.height) == (1024, 768) and img.distinct_colors() > 8:
-            break
-        check(time.monotonic() < deadline, "modetest pattern never shown: %dx%d, %s" % (
-            img.width, img.height, g.sh("cat /tmp/mt.log")[1][-1500:]))
-        time.sleep(0.5)
+    img = show_pattern(g, conn, crtc, "1024x768", 1024, 768)
     img.save_ppm(os.path.join(os.path.dirname(g.log_path), g.name + "-pattern.ppm"))
-    # modetest's SMPTE bars: grey, then yellow, then cyan across the top.
-    for x, want in ((70, (192, 192, 192)), (220, (192, 192, 0)), (365, (0, 192, 192))):
-        got = img.pixel(x, 100)
-        check(all(abs(a - b) < 24 for a, b in zip(got, want)),
-              "pixel (%d,100) is %r, want %r" % (x, got, want))
-    # The pattern is not console text.
     check("console before modetest" not in g.screen()[1], "console still visible")
-    g.sh("killall -9 modetest; sleep 1")
+    stop_modetest(g)
     img, _ = g.wait_screen_text("console before modetest")
     check((img.width, img.height) == (1280, 800), "mode not restored: %dx%d" % (img.width, img.height))
     g.tty_write("console after modetest\n")
     g.wait_screen_text(["console before modetest", "console after modetest"])
+    g.assert_no_oops()
+
+
+def test_modetest_every_mode(ctx):
+    g = kms_guest(ctx, "modes")
+    info = g.sh("kmsvt-info -m")[1]
+    conn, crtc = ids(info)
+    modes = re.findall(r"mode #(\d+) (\d+)x(\d+)@", info)
+    check(len(modes) >= 10, "only %d modes: %r" % (len(modes), info))
+    for idx, w, h in modes:
+        show_pattern(g, conn, crtc, "#%s" % idx, int(w), int(h))
+        stop_modetest(g)
+    g.assert_no_oops()
+
+
+def test_modetest_every_format(ctx):
+    g = kms_guest(ctx, "formats")
+    conn, crtc = ids(g.sh("kmsvt-info")[1])
+    for fmt in ("XR24", "AR24", "RG16", "XR15"):
+        for w, h in ((1024, 768), (640, 480)):
+            show_pattern(g, conn, crtc, "%dx%d@%s" % (w, h, fmt), w, h)
+            stop_modetest(g)
+    g.assert_no_oops()
+
+
+def test_modetest_vsync_rate(ctx):
+    g = kms_guest(ctx, "vsync")
+    info = g.sh("kmsvt-info")[1]
+    conn, crtc = ids(info)
+    refresh = int(re.search(r"mode #\d+ 1280x800@(\d+) preferred", info).group(1))
+    g.sh("sleep 1000 | modetest -M kmsvt -v -s %s@%s:1280x800 >/tmp/v.log 2>&1 &" % (conn, crtc))
+    time.sleep(15)
+    log = g.sh("cat /tmp/v.log")[1]
+    stop_modetest(g)
+    rates = [float(f) for f in re.findall(r"freq: ([\d.]+)Hz", log)][1:]
+    check(len(rates) >= 5, "too few flip-rate reports: %r" % log[-1000:])
+    rates.sort()
+    median = rates[len(rates) // 2]
+    check(abs(median - refresh) <= 0.02 * refresh,
+          "vsynced flip rate %.2f Hz, mode refresh %d Hz" % (median, refresh))
     g.assert_no_oops()

@@ -40,7 +40,7 @@ static void print_connectors(int fd, drmModeRes *res, int all_modes)
 			int preferred = mi->type & DRM_MODE_TYPE_PREFERRED;
 
 			if (all_modes || preferred)
-				printf("  mode %ux%u@%u%s\n", mi->hdisplay, mi->vdisplay,
+				printf("  mode #%d %ux%u@%u%s\n", m, mi->hdisplay, mi->vdisplay,
 				       mi->vrefresh, preferred ? " preferred" : "");
 		}
 		drmModeFreeConnector(c);
