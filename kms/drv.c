@@ -49,9 +49,18 @@ MODULE_PARM_DESC(fbdev_bpp, "console framebuffer depth: 32 (XRGB8888, default) o
 static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct drm_file *file,
 					       const struct drm_mode_fb_cmd2 *cmd)
 {
-	struct drm_gem_object *obj = drm_gem_object_lookup(file, cmd->handles[0]);
+	struct drm_gem_object *obj;
 	bool ours;
 
+	/*
+	 * 6.1's core accepts DRM_FORMAT_MOD_INVALID with DRM_MODE_FB_MODIFIERS
+	 * and only SetCrtc refuses the result later (kmscube hits this).
+	 * Refuse it here, as newer kernels do, so clients retry without.
+	 */
+	if ((cmd->flags & DRM_MODE_FB_MODIFIERS) && cmd->modifier[0] == DRM_FORMAT_MOD_INVALID)
+		return ERR_PTR(-EINVAL);
+
+	obj = drm_gem_object_lookup(file, cmd->handles[0]);
 	if (!obj)
 		return ERR_PTR(-ENOENT);
 	ours = kmsvt_gem_is_ours(obj);

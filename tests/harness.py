@@ -25,12 +25,12 @@ def check(cond, msg):
         raise TestFailure(msg)
 
 
-def initrd(rel, flavour="kmsvt", programs=(), extra_files=None, tag=None):
-    """Build each (kernel, image) once per run."""
+def initrd(rel, flavour="kmsvt", tag=None, **kw):
+    """Build each (kernel, image tag) once per run; kw as initramfs.build."""
     key = (rel, tag or flavour)
     with _images_lock:
         if key not in _images:
-            _images[key] = initramfs.build(rel, flavour, programs, extra_files, tag)
+            _images[key] = initramfs.build(rel, flavour, tag=tag, **kw)
         return _images[key]
 
 
@@ -82,10 +82,9 @@ class Guest(Vm):
 
 
 def guest(ctx, name, flavour="kmsvt", cmdline="", devices=("-device", "VGA"), **kw):
-    programs = kw.pop("programs", ())
-    extra = kw.pop("extra_files", None)
-    tag = kw.pop("tag", None)
-    rd = initrd(ctx.rel, flavour, programs, extra, tag)
+    image = {k: kw.pop(k) for k in ("programs", "extra_files", "libraries", "modules", "tag")
+             if k in kw}
+    rd = initrd(ctx.rel, flavour, **image)
     g = Guest(ctx.rel, rd, cmdline=cmdline, devices=devices,
               name="%s-%s" % (ctx.rel, name), **kw)
     g.start()

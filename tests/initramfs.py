@@ -141,12 +141,15 @@ def _cpio(stage, out):
         f.write(data)
 
 
-def build(rel, flavour="kmsvt", programs=(), extra_files=None, tag=None):
+def build(rel, flavour="kmsvt", programs=(), extra_files=None, tag=None,
+          libraries=(), modules=()):
     """Build build/<rel>/initramfs-<tag>.cpio.gz and return its path.
 
     flavour: "kmsvt" (our module) or "bochs" (the in-tree baseline).
     programs: host binaries to copy with their libraries.
     extra_files: {guest path: host path or bytes}.
+    libraries: host shared objects to copy (with theirs) at the same path.
+    modules: further kernel modules (with dependencies) for the image.
     """
     tag = tag or flavour
     out = os.path.join(BUILD, rel, "initramfs-%s.cpio.gz" % tag)
@@ -174,6 +177,7 @@ def build(rel, flavour="kmsvt", programs=(), extra_files=None, tag=None):
         mods = resolve_modules(rel, ["bochs"])
     else:
         raise ValueError(flavour)
+    mods += [m for m in resolve_modules(rel, modules) if m not in mods]
     for m in mods:
         _copy_module(os.path.join(src_root, m), os.path.join(stage, moddir, m))
     for name in ("modules.order", "modules.builtin", "modules.builtin.modinfo"):
@@ -184,6 +188,7 @@ def build(rel, flavour="kmsvt", programs=(), extra_files=None, tag=None):
 
     for prog in programs:
         add_program(stage, prog)
+    add_libraries(stage, libraries)
     for guest, host in (extra_files or {}).items():
         dst = stage + guest
         os.makedirs(os.path.dirname(dst), exist_ok=True)

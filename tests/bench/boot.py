@@ -15,6 +15,8 @@ load hits both flavours alike, and read the guest's own printk timestamps
   probe -> fbcon     from "<driver> 0000:00:02.0: vgaarb: deactivate vga
                      console", which both drivers print at the start of
                      their PCI probe (after their dependencies have loaded)
+  drm -> fbcon       from "[drm] Initialized <driver>" (drm_dev_register):
+                     the fbdev emulation and fbcon's takeover
 
 Every boot must also prove that the console is really up: the benchmark
 writes a marker on /dev/tty1, and it has to be read back from a QEMU
@@ -71,6 +73,7 @@ SPANS = (
     ("init_fbcon", "init->fbcon"),
     ("modprobe_fbcon", "modprobe->fbcon"),
     ("probe_fbcon", "probe->fbcon"),
+    ("drm_fbcon", "drm->fbcon"),
     ("wall_ready", "host wall"),
 )
 
@@ -114,7 +117,8 @@ class Sample:
     def __init__(self, rel, flavour, index):
         self.rel, self.flavour, self.index = rel, flavour, index
         self.times = {}
-        self.error = None
+        self.error = None       # traceback of a failed boot
+        self.reason = None      # its one-line summary
 
     @property
     def ok(self):
@@ -122,8 +126,7 @@ class Sample:
 
     def line(self):
         if not self.ok:
-            return "%s #%d: FAILED: %s" % (self.flavour, self.index,
-                                           self.error.strip().splitlines()[-1])
+            return "%s #%d: FAILED: %s" % (self.flavour, self.index, self.reason)
         return "%s #%d: %s" % (self.flavour, self.index, "  ".join(
             "%s %s" % (head, fmt(self.times.get(key))) for key, head in SPANS))
 
@@ -142,7 +145,8 @@ def timings(flavour, dmesg):
         raise BenchError("markers out of order (fbcon before our driver?): %r" % marks)
     times = {"start_fbcon": fbcon,
              "init_fbcon": fbcon - marks["init"][0],
-             "probe_fbcon": fbcon - marks["probe"][0]}
+             "probe_fbcon": fbcon - marks["probe"][0],
+             "drm_fbcon": fbcon - marks["initialized"][0]}
     if "modprobe" in marks:
         times["modprobe_fbcon"] = fbcon - marks["modprobe"][0]
     return times
@@ -173,8 +177,10 @@ def boot_once(rel, flavour, index, image, timeout=120):
         if m:
             raise BenchError("kernel reported a problem: %r" % dmesg[m.start():m.start() + 300])
         verify_screen(g, flavour, "%s-%d" % (flavour, index))
-    except Exception:
+    except Exception as e:
         s.error = traceback.format_exc()
+        first = (str(e).strip().splitlines() or [""])[0]
+        s.reason = "%s: %s" % (type(e).__name__, first[:200])
     finally:
         g.close()
     return s

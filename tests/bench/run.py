@@ -39,6 +39,26 @@ def qemu_version():
     return out.splitlines()[0].strip() if out else "unknown"
 
 
+def module_info(rel):
+    """srcversion and build time of the kmsvt.ko being measured."""
+    ko = initramfs.module_path(rel)
+    if not os.path.exists(ko):
+        return "missing"
+    src = subprocess.run(["modinfo", "-F", "srcversion", ko], capture_output=True,
+                         text=True).stdout.strip()
+    built = datetime.datetime.fromtimestamp(os.path.getmtime(ko)).astimezone()
+    return "srcversion %s, built %s" % (src or "?", built.strftime("%Y-%m-%d %H:%M %Z"))
+
+
+def git_head():
+    try:
+        head = subprocess.run(["git", "-C", TESTS, "describe", "--always", "--dirty"],
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        head = ""
+    return head or "unknown"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -56,6 +76,9 @@ def main():
     print("kmsvt benchmarks, %s" % datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"))
     print("%s, -accel tcg, %d host CPUs, load average %.2f at start" % (
         qemu_version(), os.cpu_count() or 0, os.getloadavg()[0]))
+    print("source tree %s" % git_head())
+    for rel in kernels:
+        print("%s: kmsvt.ko %s" % (rel, module_info(rel)))
     print("boot-to-console: %d boots per flavour, interleaved %s" % (
         args.boots, ", ".join(boot.FLAVOURS)), flush=True)
 
