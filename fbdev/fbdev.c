@@ -108,10 +108,42 @@ static int kmsvt_fb_release(struct fb_info *info, int user)
 	return 0;
 }
 
+/*
+ * Once the panic screen is up, the console must not draw over it: panic()
+ * flushes the console after the screen is drawn, and fbcon's cursor blinks.
+ */
+static bool kmsvt_fb_frozen(struct fb_info *info)
+{
+	struct kmsvt_fbdev *fbdev = info->par;
+
+	return kmsvt_panic_active(to_kmsvt(fbdev->client.dev));
+}
+
+static void kmsvt_fb_fillrect(struct fb_info *info, const struct fb_fillrect *rect)
+{
+	if (!kmsvt_fb_frozen(info))
+		cfb_fillrect(info, rect);
+}
+
+static void kmsvt_fb_copyarea(struct fb_info *info, const struct fb_copyarea *area)
+{
+	if (!kmsvt_fb_frozen(info))
+		cfb_copyarea(info, area);
+}
+
+static void kmsvt_fb_imageblit(struct fb_info *info, const struct fb_image *image)
+{
+	if (!kmsvt_fb_frozen(info))
+		cfb_imageblit(info, image);
+}
+
 static const struct fb_ops kmsvt_fb_ops = {
 	.fb_open = kmsvt_fb_open,
 	.fb_release = kmsvt_fb_release,
-	KMSVT_FB_IOMEM_OPS,
+	KMSVT_FB_IOMEM_RDWR_MMAP,
+	.fb_fillrect = kmsvt_fb_fillrect,
+	.fb_copyarea = kmsvt_fb_copyarea,
+	.fb_imageblit = kmsvt_fb_imageblit,
 	.fb_check_var = kmsvt_fb_check_var,
 	.fb_set_par = kmsvt_fb_set_par,
 	.fb_setcolreg = kmsvt_fb_setcolreg,

@@ -79,7 +79,7 @@ static struct kmsvt_bo *kmsvt_bo_create(struct kmsvt_device *kdev, size_t size)
 	int ret;
 
 	size = PAGE_ALIGN(size);
-	if (!size || size > kdev->vram_size)
+	if (!size || size > kdev->panic_reserve.offset)
 		return ERR_PTR(-ENOSPC);
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
@@ -158,7 +158,8 @@ void kmsvt_gem_unpin(struct kmsvt_bo *bo)
 void kmsvt_gem_init(struct kmsvt_device *kdev)
 {
 	mutex_init(&kdev->vram_lock);
-	drm_mm_init(&kdev->vram_mm, 0, kdev->vram_size);
+	/* The panic buffer at the top of VRAM is not the allocator's. */
+	drm_mm_init(&kdev->vram_mm, 0, kdev->panic_reserve.offset);
 }
 
 void kmsvt_gem_fini(struct kmsvt_device *kdev)
@@ -189,4 +190,5 @@ void kmsvt_gem_debugfs_init(struct drm_minor *minor)
 {
 	drm_debugfs_create_files(kmsvt_debugfs_list, ARRAY_SIZE(kmsvt_debugfs_list),
 				 minor->debugfs_root, minor);
+	kmsvt_panic_debugfs_init(to_kmsvt(minor->dev), minor->debugfs_root);
 }

@@ -33,14 +33,11 @@ static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 #endif
 }
 
-/* 6.6 stopped defaulting fb_ops to the I/O-memory helpers. */
+/* 6.6 stopped defaulting fb_ops' read/write/mmap to the I/O-memory helpers. */
 #if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
-#define KMSVT_FB_IOMEM_OPS FB_DEFAULT_IOMEM_OPS
+#define KMSVT_FB_IOMEM_RDWR_MMAP __FB_DEFAULT_IOMEM_OPS_RDWR, __FB_DEFAULT_IOMEM_OPS_MMAP
 #else
-#define KMSVT_FB_IOMEM_OPS		\
-	.fb_fillrect = cfb_fillrect,	\
-	.fb_copyarea = cfb_copyarea,	\
-	.fb_imageblit = cfb_imageblit
+#define KMSVT_FB_IOMEM_RDWR_MMAP .fb_read = NULL
 #endif
 
 /* 6.6 removed FBINFO_DEFAULT (it was 0). */
@@ -56,5 +53,8 @@ static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,	\
 	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
 #endif
+
+/* 6.12 passes kmsg dumpers a struct kmsg_dump_detail. */
+#define KMSVT_KMSG_DUMP_DETAIL (KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE)
 
 #endif /* KMSVT_COMPAT_H */

@@ -14,10 +14,10 @@
 
 #include "kmsvt.h"
 
-/* Caller holds scanout_lock. */
+/* Caller holds scanout_lock.  After a panic the panic screen stays. */
 static void kmsvt_apply_pending(struct kmsvt_device *kdev)
 {
-	if (!kdev->pending_valid)
+	if (!kdev->pending_valid || kdev->panicked)
 		return;
 	kmsvt_hw_set_base(kdev, &kdev->pending);
 	kdev->scanout = kdev->pending;
@@ -32,21 +32,21 @@ void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&kdev->scanout_lock, flags);
+	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
 	kdev->pending = *so;
 	kdev->pending_valid = true;
 	if (!kdev->vblank_running)
 		kmsvt_apply_pending(kdev);
-	spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 }
 
 static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 {
 	struct kmsvt_device *kdev = container_of(timer, struct kmsvt_device, vblank_timer);
 
-	spin_lock(&kdev->scanout_lock);
+	raw_spin_lock(&kdev->scanout_lock);
 	kmsvt_apply_pending(kdev);
-	spin_unlock(&kdev->scanout_lock);
+	raw_spin_unlock(&kdev->scanout_lock);
 
 	if (drm_crtc_handle_vblank(&kdev->crtc)) {
 		hrtimer_forward_now(timer, kdev->frame_period);
@@ -54,10 +54,10 @@ static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 	}
 
 	/* vblank was switched off meanwhile: stop, and flush a late flip. */
-	spin_lock(&kdev->scanout_lock);
+	raw_spin_lock(&kdev->scanout_lock);
 	kdev->vblank_running = false;
 	kmsvt_apply_pending(kdev);
-	spin_unlock(&kdev->scanout_lock);
+	raw_spin_unlock(&kdev->scanout_lock);
 	return HRTIMER_NORESTART;
 }
 
@@ -66,9 +66,9 @@ static int kmsvt_enable_vblank(struct drm_crtc *crtc)
 	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
 	unsigned long flags;
 
-	spin_lock_irqsave(&kdev->scanout_lock, flags);
+	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
 	kdev->vblank_running = true;
-	spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 	hrtimer_start(&kdev->vblank_timer, kdev->frame_period, HRTIMER_MODE_REL);
 	return 0;
 }
@@ -84,10 +84,10 @@ static void kmsvt_disable_vblank(struct drm_crtc *crtc)
 	unsigned long flags;
 
 	hrtimer_try_to_cancel(&kdev->vblank_timer);
-	spin_lock_irqsave(&kdev->scanout_lock, flags);
+	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
 	kdev->vblank_running = false;
 	kmsvt_apply_pending(kdev);
-	spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 }
 
 static const struct drm_crtc_funcs kmsvt_crtc_funcs = {
@@ -132,11 +132,13 @@ static void kmsvt_crtc_atomic_enable(struct drm_crtc *crtc, struct drm_atomic_st
 	kdev->frame_period = ns_to_ktime(div_u64((u64)mode->crtc_htotal * mode->crtc_vtotal *
 						 1000000ULL, mode->crtc_clock));
 
-	spin_lock_irqsave(&kdev->scanout_lock, flags);
-	kmsvt_hw_set_mode(kdev, mode, &so);
+	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
+	if (!kdev->panicked)
+		kmsvt_hw_set_mode(kdev, &so);
 	kdev->scanout = so;
+	kdev->scanout_on = true;
 	kdev->pending_valid = false;
-	spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 
 	drm_crtc_vblank_on(crtc);
 }
@@ -145,8 +147,14 @@ static void kmsvt_crtc_atomic_disable(struct drm_crtc *crtc, struct drm_atomic_s
 {
 	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
 
+	unsigned long flags;
+
 	drm_crtc_vblank_off(crtc);
-	kmsvt_hw_disable(kdev);
+	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
+	kdev->scanout_on = false;
+	if (!kdev->panicked)
+		kmsvt_hw_disable(kdev);
+	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 
 	/* Nothing will signal vblank any more: complete a pending event now. */
 	spin_lock_irq(&crtc->dev->event_lock);
@@ -185,7 +193,7 @@ int kmsvt_crtc_init(struct kmsvt_device *kdev)
 {
 	int ret;
 
-	spin_lock_init(&kdev->scanout_lock);
+	raw_spin_lock_init(&kdev->scanout_lock);
 	hrtimer_init(&kdev->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	kdev->vblank_timer.function = kmsvt_vblank_fire;
 	kdev->frame_period = ns_to_ktime(NSEC_PER_SEC / 60);

@@ -145,12 +145,16 @@ static int kmsvt_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent
 	ret = kmsvt_hw_init(kdev);
 	if (ret)
 		return ret;
+	kmsvt_panic_reserve(kdev);
 	kmsvt_gem_init(kdev);
 	ret = drmm_add_action(&kdev->drm, kmsvt_release, NULL);
 	if (ret)
 		return ret;
 
 	ret = kmsvt_modeset_init(kdev);
+	if (ret)
+		return ret;
+	ret = kmsvt_panic_init(kdev);
 	if (ret)
 		return ret;
 	ret = drm_dev_register(&kdev->drm, 0);

@@ -184,14 +184,13 @@ void kmsvt_hw_set_base(struct kmsvt_device *kdev, const struct kmsvt_scanout *so
 	dispi_write(kdev, DISPI_Y_OFFSET, y);
 }
 
-void kmsvt_hw_set_mode(struct kmsvt_device *kdev, const struct drm_display_mode *mode,
-		       const struct kmsvt_scanout *so)
+void kmsvt_hw_set_mode(struct kmsvt_device *kdev, const struct kmsvt_scanout *so)
 {
 	kmsvt_hw_blank(kdev, false);
 	dispi_write(kdev, DISPI_ENABLE, 0);
 	dispi_write(kdev, DISPI_BPP, so->bpp);
-	dispi_write(kdev, DISPI_XRES, mode->hdisplay);
-	dispi_write(kdev, DISPI_YRES, mode->vdisplay);
+	dispi_write(kdev, DISPI_XRES, so->width);
+	dispi_write(kdev, DISPI_YRES, so->height);
 	dispi_write(kdev, DISPI_BANK, 0);
 	/*
 	 * NOCLEARMEM: without it QEMU zeroes the start of VRAM on enable,

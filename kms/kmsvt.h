@@ -48,6 +48,9 @@
 
 /* What the scanout registers currently point at. */
 struct kmsvt_scanout {
+	u32 width;		/* visible pixels */
+	u32 height;
+	u32 format;		/* DRM fourcc */
 	u32 pitch;		/* bytes per line */
 	u32 cpp;		/* bytes per pixel */
 	u32 bpp;		/* DISPI BPP value (15, 16, 32) */
@@ -80,11 +83,18 @@ struct kmsvt_device {
 	/* emulated vblank: applies pending scanout at each period */
 	struct hrtimer vblank_timer;
 	ktime_t frame_period;
-	spinlock_t scanout_lock;	/* protects scanout, pending */
+	/* Raw: the panic path trylocks it with interrupts off. */
+	raw_spinlock_t scanout_lock;	/* protects scanout, pending, flags */
 	struct kmsvt_scanout scanout;
 	struct kmsvt_scanout pending;
 	bool pending_valid;
 	bool vblank_running;
+	bool scanout_on;		/* the CRTC is enabled */
+	bool panicked;			/* the panic screen owns DISPI */
+
+	/* panic/ */
+	struct kmsvt_scanout panic_reserve;	/* buffer at the top of VRAM */
+	struct kmsvt_panic *panic;
 
 };
 
@@ -96,8 +106,7 @@ static inline struct kmsvt_device *to_kmsvt(struct drm_device *drm)
 /* kms/hw.c */
 int kmsvt_hw_init(struct kmsvt_device *kdev);
 void kmsvt_hw_fini(struct kmsvt_device *kdev);
-void kmsvt_hw_set_mode(struct kmsvt_device *kdev, const struct drm_display_mode *mode,
-		       const struct kmsvt_scanout *so);
+void kmsvt_hw_set_mode(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
 void kmsvt_hw_set_base(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
 void kmsvt_hw_disable(struct kmsvt_device *kdev);
 const struct drm_edid *kmsvt_hw_read_edid(struct kmsvt_device *kdev);
@@ -133,6 +142,13 @@ bool kmsvt_gem_is_ours(const struct drm_gem_object *obj);
 void kmsvt_gem_pin(struct kmsvt_bo *bo);
 void kmsvt_gem_unpin(struct kmsvt_bo *bo);
 void kmsvt_gem_debugfs_init(struct drm_minor *minor);
+
+/* panic/panic.c */
+int kmsvt_panic_init(struct kmsvt_device *kdev);
+bool kmsvt_panic_active(struct kmsvt_device *kdev);
+void kmsvt_panic_reserve(struct kmsvt_device *kdev);
+void kmsvt_panic_debugfs_init(struct kmsvt_device *kdev, struct dentry *root);
+void kmsvt_panic_test_debugfs_init(struct kmsvt_device *kdev, struct dentry *root);
 
 /* fbdev/fbdev.c */
 void kmsvt_fbdev_init(struct kmsvt_device *kdev);

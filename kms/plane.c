@@ -41,6 +41,9 @@ void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scano
 	const struct drm_framebuffer *fb = state->fb;
 	const struct kmsvt_bo *bo = to_kmsvt_bo(fb->obj[0]);
 
+	so->width = drm_rect_width(&state->dst);
+	so->height = drm_rect_height(&state->dst);
+	so->format = fb->format->format;
 	so->pitch = fb->pitches[0];
 	so->cpp = fb->format->cpp[0];
 	so->bpp = kmsvt_dispi_bpp(fb->format->format);

@@ -85,6 +85,8 @@ def guest(ctx, name, flavour="kmsvt", cmdline="", devices=("-device", "VGA"), **
     image = {k: kw.pop(k) for k in ("programs", "extra_files", "libraries", "modules", "tag")
              if k in kw}
     rd = initrd(ctx.rel, flavour, **image)
+    if "drv=" not in cmdline:
+        cmdline = ("drv=%s %s" % (flavour, cmdline)).strip()
     g = Guest(ctx.rel, rd, cmdline=cmdline, devices=devices,
               name="%s-%s" % (ctx.rel, name), **kw)
     g.start()

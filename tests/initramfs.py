@@ -25,13 +25,16 @@ mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmp /tmp
 drv=kmsvt
+modargs=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	drv=*) drv=${arg#drv=} ;;
+	modargs=*) modargs=$(echo "${arg#modargs=}" | tr , ' ') ;;
 	esac
 done
 if [ "$drv" != none ]; then
-	modprobe "$drv" || echo "init: modprobe $drv failed"
+	echo "kmsvt-init: modprobe $drv" > /dev/kmsg
+	modprobe "$drv" $modargs || echo "init: modprobe $drv failed"
 fi
 echo "KMSVT-INIT-READY"
 # A shell on the KMS console for people, one on the serial line for the

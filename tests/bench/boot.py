@@ -100,6 +100,13 @@ def images(rel, flavours=FLAVOURS):
             for fl in flavours}
 
 
+def staged_module(rel):
+    """The kmsvt.ko copied into the benchmark's kmsvt image (what is really
+    measured, even if `make` rebuilds build/<rel>/kmsvt.ko meanwhile)."""
+    return os.path.join(initramfs.BUILD, rel, "stage-bench-kmsvt", "lib", "modules",
+                        rel, "extra", "kmsvt.ko")
+
+
 def parse_dmesg(text):
     """{marker key: (timestamp, message)} for the first line of each marker."""
     found = {}

@@ -8,6 +8,7 @@ usage: tests/bench/run.py [-n BOOTS] [--markdown] [KERNEL_RELEASE ...]
 """
 import argparse
 import datetime
+import hashlib
 import os
 import shutil
 import subprocess
@@ -40,14 +41,22 @@ def qemu_version():
 
 
 def module_info(rel):
-    """srcversion and build time of the kmsvt.ko being measured."""
-    ko = initramfs.module_path(rel)
+    """Content hash and build time of the kmsvt.ko in the benchmark image
+    (copyfile keeps no mtime, so the build time is of build/<rel>/kmsvt.ko if
+    it is still the same file)."""
+    ko = boot.staged_module(rel)
     if not os.path.exists(ko):
-        return "missing"
-    src = subprocess.run(["modinfo", "-F", "srcversion", ko], capture_output=True,
-                         text=True).stdout.strip()
-    built = datetime.datetime.fromtimestamp(os.path.getmtime(ko)).astimezone()
-    return "srcversion %s, built %s" % (src or "?", built.strftime("%Y-%m-%d %H:%M %Z"))
+        return "not staged"
+    with open(ko, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:12]
+    src = initramfs.module_path(rel)
+    built = "?"
+    if os.path.exists(src):
+        with open(src, "rb") as f:
+            if hashlib.sha256(f.read()).hexdigest()[:12] == digest:
+                built = datetime.datetime.fromtimestamp(os.path.getmtime(src)).astimezone() \
+                    .strftime("%Y-%m-%d %H:%M %Z")
+    return "sha256 %s, built %s" % (digest, built)
 
 
 def git_head():
@@ -77,7 +86,9 @@ def main():
     print("%s, -accel tcg, %d host CPUs, load average %.2f at start" % (
         qemu_version(), os.cpu_count() or 0, os.getloadavg()[0]))
     print("source tree %s" % git_head())
+    # Build every image first, so all kernels measure the same module build.
     for rel in kernels:
+        boot.images(rel)
         print("%s: kmsvt.ko %s" % (rel, module_info(rel)))
     print("boot-to-console: %d boots per flavour, interleaved %s" % (
         args.boots, ", ".join(boot.FLAVOURS)), flush=True)

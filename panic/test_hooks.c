@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Crash triggers for the panic screen's tests, only with test_hooks=1:
+ * debugfs panic_test takes "hrtimer" (panic in hard interrupt context),
+ * "modeset" (panic with every modeset lock held) and "oops" (a NULL
+ * dereference in process context, which kills only the writer).
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/moduleparam.h>
+#include <linux/uaccess.h>
+#include <drm/drm_modeset_lock.h>
+
+#include "../kms/kmsvt.h"
+
+static bool test_hooks;
+module_param(test_hooks, bool, 0444);
+MODULE_PARM_DESC(test_hooks, "expose debugfs panic_test crash triggers (testing only)");
+
+static struct hrtimer kmsvt_test_timer;
+
+static enum hrtimer_restart kmsvt_test_panic_hrtimer(struct hrtimer *timer)
+{
+	panic("kmsvt test: panic in hrtimer callback");
+	return HRTIMER_NORESTART;
+}
+
+static void kmsvt_test_panic_modeset(struct kmsvt_device *kdev)
+{
+	drm_modeset_lock_all(&kdev->drm);
+	panic("kmsvt test: panic with the modeset locks held");
+}
+
+static noinline void kmsvt_test_oops(void)
+{
+	int *volatile p = NULL;
+
+	*p = 0x6b6b6b6b;
+}
+
+static ssize_t kmsvt_panic_test_write(struct file *file, const char __user *ubuf, size_t len,
+				      loff_t *ppos)
+{
+	struct kmsvt_device *kdev = file->private_data;
+	char buf[16];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	strim(buf);
+	if (!strcmp(buf, "hrtimer")) {
+		hrtimer_init(&kmsvt_test_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+		kmsvt_test_timer.function = kmsvt_test_panic_hrtimer;
+		hrtimer_start(&kmsvt_test_timer, ms_to_ktime(10), HRTIMER_MODE_REL);
+	} else if (!strcmp(buf, "modeset")) {
+		kmsvt_test_panic_modeset(kdev);
+	} else if (!strcmp(buf, "oops")) {
+		kmsvt_test_oops();
+	} else {
+		return -EINVAL;
+	}
+	return len;
+}
+
+static const struct file_operations kmsvt_panic_test_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = kmsvt_panic_test_write,
+	.llseek = noop_llseek,
+};
+
+void kmsvt_panic_test_debugfs_init(struct kmsvt_device *kdev, struct dentry *root)
+{
+	if (test_hooks)
+		debugfs_create_file("panic_test", 0200, root, kdev, &kmsvt_panic_test_fops);
+}

@@ -1,0 +1,107 @@
+"""Guest tests: a real Xorg (Debian's xserver-xorg-core, its built-in
+modesetting driver) runs on kmsvt, and an xterm's text is read off the
+screendump.  The rootfs comes from tests/xorg.py (debootstrap, cached)."""
+import os
+import re
+import time
+
+import xorg
+from harness import TestFailure, check
+from vm import LOGDIR
+
+ROOT_RGB = (0x12, 0x34, 0x56)
+XTERM_TEXT = "KMSVT XTERM TEXT 42"
+COLS, ROWS = 80, 24
+# flavour -> name of the PCI driver bound to the card
+PCI_DRIVER = {"kmsvt": "kmsvt", "bochs": "bochs-drm"}
+
+
+def xterm_cmd(text=XTERM_TEXT):
+    # -b 0 -bw 0 at +0+0 with no window manager: cell (0,0) at pixel (0,0).
+    # renderFont off: xterm draws with the core font, i.e. the server draws
+    # font_8x16's glyphs.
+    return ("xterm -fn %s -fb %s -geometry %dx%d+0+0 -b 0 -bw 0 +sb "
+            "-xrm 'XTerm*renderFont: false' -xrm 'XTerm*cursorBlink: false' "
+            "-e sh -c 'echo %s; sleep 1000' >/tmp/xterm.out 2>&1 </dev/null &"
+            % (xorg.FONT_NAME, xorg.FONT_NAME, COLS, ROWS, text))
+
+
+def save(g, name, text):
+    with open(os.path.join(LOGDIR, "%s-%s" % (g.name, name)), "w") as f:
+        f.write(text)
+
+
+def xorg_xterm(ctx, flavour="kmsvt"):
+    g = xorg.guest(ctx, "xorg-" + flavour, flavour=flavour)
+    _, drv = g.sh("readlink /sys/class/drm/card0/device/driver", check=True)
+    check(drv.strip().endswith("/" + PCI_DRIVER[flavour]), "card0 driver is %r" % drv)
+
+    secs = g.start_xorg()
+    print("%s: Xorg answered after %.0f s" % (g.name, secs), flush=True)
+    log = g.xorg_log()
+    save(g, "Xorg.0.log", log)
+    check(re.search(r"\(II\) Loading .*/modesetting_drv\.so", log), "modesetting not loaded:\n" + log[-4000:])
+    check(re.search(r"^\[.*\] \(II\) modeset\(0\): ", log, re.M), "no modeset(0) lines:\n" + log[-4000:])
+    check(re.search(r"modeset\(0\): using drv /dev/dri/card0", log), "not on card0:\n" + log[-4000:])
+    errors = [l for l in log.splitlines() if "(EE)" in l and "(EE) error," not in l]
+    check(not [l for l in errors if "modeset" in l], "modesetting errors:\n" + "\n".join(errors))
+
+    # The card Xorg probed and opened is kmsvt's, and Xorg is its master.
+    probe = re.search(r"Platform probe for (/sys/devices/\S+)/drm/card0", log)
+    check(probe, "no platform probe of card0:\n" + log[-4000:])
+    _, dev = g.sh("readlink -f /sys/class/drm/card0/device; readlink /sys/class/drm/card0/device/driver")
+    check(dev.split()[0] == probe.group(1) and dev.split()[1].endswith("/" + PCI_DRIVER[flavour]),
+          "Xorg probed %s; card0 is %r" % (probe.group(1), dev))
+    _, dri = g.sh("for d in /sys/kernel/debug/dri/*; do [ -f $d/clients ] && "
+                  "echo \"$d: $(cat $d/name)\" && cat $d/clients; done")
+    save(g, "dri-clients", dri)
+    check(re.search(r": %s dev=" % PCI_DRIVER[flavour], dri), "debugfs dri name: %r" % dri)
+    check(re.search(r"^\s*Xorg\s+\d+\s+\d+\s+y\b", dri, re.M), "Xorg is not a DRM master: %r" % dri)
+
+    g.xsh("xsetroot -solid '#%02x%02x%02x'" % ROOT_RGB, check=True)
+    st, out = g.xsh("xset +fp %s && xset fp rehash && xset q" % xorg.FONT_DIR_GUEST)
+    check(st == 0 and xorg.FONT_DIR_GUEST in out, "xset +fp: %s" % out)
+    g.xsh(xterm_cmd(), check=True)
+
+    t0 = time.monotonic()
+    deadline = t0 + 120
+    while True:
+        img = g.screendump()
+        # max_mismatch=0: the server draws font_8x16's very glyphs.
+        origin, lines = xorg.find_text_origin(img, XTERM_TEXT, max_mismatch=0)
+        if origin is not None:
+            break
+        if time.monotonic() > deadline:
+            path = os.path.join(LOGDIR, g.name + "-fail.ppm")
+            img.save_ppm(path)
+            raise TestFailure("%s: xterm text not read (%dx%d, saved %s); xterm: %s\nps: %s" % (
+                g.name, img.width, img.height, path, g.xsh("cat /tmp/xterm.out")[1][-2000:],
+                g.xsh("ps ax")[1][-2000:]))
+        time.sleep(2)
+    img.save_ppm(os.path.join(LOGDIR, g.name + "-xterm.ppm"))
+    print("%s: xterm text read after %.0f s at origin %r" % (g.name, time.monotonic() - t0, origin),
+          flush=True)
+    check(origin == (0, 0), "xterm text at origin %r, expected (0, 0)" % (origin,))
+    row = next(i for i, line in enumerate(lines) if XTERM_TEXT in line)
+    check(row == 0 and lines[0].startswith(XTERM_TEXT), "xterm first line reads %r" % lines[:2])
+    check((img.width, img.height) == (1280, 800), "X screen %dx%d" % (img.width, img.height))
+
+    # The root window's colour shows outside the 640x384 xterm.
+    xw, xh = COLS * 8, ROWS * 16
+    for x, y in ((xw + 8, 8), (8, xh + 8), (img.width - 8, img.height - 8), (xw + 100, xh + 100)):
+        check(img.pixel(x, y) == ROOT_RGB, "root window pixel (%d,%d) is %r, want %r"
+              % (x, y, img.pixel(x, y), ROOT_RGB))
+    n = xorg.colour_count(img, ROOT_RGB)
+    check(n > img.width * img.height - xw * xh - 64 * 64,
+          "only %d root-coloured pixels" % n)
+    # ... and not inside it.
+    check(img.pixel(xw - 4, xh - 4) != ROOT_RGB, "xterm area shows the root colour")
+
+    log = g.xorg_log()
+    save(g, "Xorg.0.log", log)
+    g.assert_no_oops()
+    return g, log
+
+
+def test_xorg_xterm(ctx):
+    xorg_xterm(ctx, "kmsvt")
