@@ -179,7 +179,7 @@ static void qr_rs_generator(u8 *gen, int deg)
 			if (j + 1 < deg)
 				gen[j] ^= gen[j + 1];
 		}
-		root = qr_gf_mul(root, 3);
+		root = qr_gf_mul(root, 2);
 	}
 }
 
