@@ -111,29 +111,52 @@ static int kmsvt_fb_release(struct fb_info *info, int user)
 /*
  * Once the panic screen is up, the console must not draw over it: panic()
  * flushes the console after the screen is drawn, and fbcon's cursor blinks.
+ * An oops banner likewise keeps the top rows: console drawing is clipped
+ * below it.
  */
-static bool kmsvt_fb_frozen(struct fb_info *info)
+static bool kmsvt_fb_clip(struct fb_info *info, u32 *dy, u32 *height, u32 *sy)
 {
 	struct kmsvt_fbdev *fbdev = info->par;
+	struct kmsvt_device *kdev = to_kmsvt(fbdev->client.dev);
+	u32 top, cut;
 
-	return kmsvt_panic_active(to_kmsvt(fbdev->client.dev));
+	if (kmsvt_panic_active(kdev))
+		return false;
+	top = kmsvt_panic_banner_height(kdev);
+	if (*dy >= top)
+		return true;
+	cut = top - *dy;
+	if (cut >= *height || !sy)
+		return false;
+	*dy += cut;
+	*sy += cut;
+	*height -= cut;
+	return true;
 }
 
 static void kmsvt_fb_fillrect(struct fb_info *info, const struct fb_fillrect *rect)
 {
-	if (!kmsvt_fb_frozen(info))
-		cfb_fillrect(info, rect);
+	struct fb_fillrect r = *rect;
+	u32 sy = 0;
+
+	if (kmsvt_fb_clip(info, &r.dy, &r.height, &sy))
+		cfb_fillrect(info, &r);
 }
 
 static void kmsvt_fb_copyarea(struct fb_info *info, const struct fb_copyarea *area)
 {
-	if (!kmsvt_fb_frozen(info))
-		cfb_copyarea(info, area);
+	struct fb_copyarea a = *area;
+
+	if (kmsvt_fb_clip(info, &a.dy, &a.height, &a.sy))
+		cfb_copyarea(info, &a);
 }
 
+/* Glyph rows are not cut: one overlapping the banner is left out whole. */
 static void kmsvt_fb_imageblit(struct fb_info *info, const struct fb_image *image)
 {
-	if (!kmsvt_fb_frozen(info))
+	u32 dy = image->dy, height = image->height;
+
+	if (kmsvt_fb_clip(info, &dy, &height, NULL))
 		cfb_imageblit(info, image);
 }
 

@@ -139,6 +139,7 @@ static void kmsvt_crtc_atomic_enable(struct drm_crtc *crtc, struct drm_atomic_st
 	kdev->scanout_on = true;
 	kdev->pending_valid = false;
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	kmsvt_panic_banner_clear(kdev);
 
 	drm_crtc_vblank_on(crtc);
 }

@@ -12,6 +12,7 @@
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_fourcc.h>
+#include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
@@ -45,6 +46,23 @@ static const struct kernel_param_ops kmsvt_fbdev_bpp_ops = {
 module_param_cb(fbdev_bpp, &kmsvt_fbdev_bpp_ops, &kmsvt_fbdev_bpp, 0444);
 MODULE_PARM_DESC(fbdev_bpp, "console framebuffer depth: 32 (XRGB8888, default) or 16 (RGB565)");
 
+/*
+ * Scanout reads VRAM in place, so damage is on screen the moment it is
+ * drawn: accept DirtyFB without the blocking commit of the atomic helper
+ * (which would make every Xorg damage flush wait a frame).
+ */
+static int kmsvt_fb_dirty(struct drm_framebuffer *fb, struct drm_file *file, unsigned int flags,
+			  unsigned int color, struct drm_clip_rect *clips, unsigned int num_clips)
+{
+	return 0;
+}
+
+static const struct drm_framebuffer_funcs kmsvt_fb_funcs = {
+	.destroy = drm_gem_fb_destroy,
+	.create_handle = drm_gem_fb_create_handle,
+	.dirty = kmsvt_fb_dirty,
+};
+
 /* Only our own VRAM buffers can be scanned out; refuse anything imported. */
 static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct drm_file *file,
 					       const struct drm_mode_fb_cmd2 *cmd)
@@ -67,8 +85,7 @@ static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct dr
 	drm_gem_object_put(obj);
 	if (!ours)
 		return ERR_PTR(-EINVAL);
-	/* Scanout is in place: dirty rectangles are accepted and need no work. */
-	return drm_gem_fb_create_with_dirty(drm, file, cmd);
+	return drm_gem_fb_create_with_funcs(drm, file, cmd, &kmsvt_fb_funcs);
 }
 
 static const struct drm_mode_config_funcs kmsvt_mode_config_funcs = {

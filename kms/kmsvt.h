@@ -91,6 +91,7 @@ struct kmsvt_device {
 	bool vblank_running;
 	bool scanout_on;		/* the CRTC is enabled */
 	bool panicked;			/* the panic screen owns DISPI */
+	u32 banner_height;		/* oops banner rows the console keeps off */
 
 	/* panic/ */
 	struct kmsvt_scanout panic_reserve;	/* buffer at the top of VRAM */
@@ -146,6 +147,8 @@ void kmsvt_gem_debugfs_init(struct drm_minor *minor);
 /* panic/panic.c */
 int kmsvt_panic_init(struct kmsvt_device *kdev);
 bool kmsvt_panic_active(struct kmsvt_device *kdev);
+u32 kmsvt_panic_banner_height(struct kmsvt_device *kdev);
+void kmsvt_panic_banner_clear(struct kmsvt_device *kdev);
 void kmsvt_panic_reserve(struct kmsvt_device *kdev);
 void kmsvt_panic_debugfs_init(struct kmsvt_device *kdev, struct dentry *root);
 void kmsvt_panic_test_debugfs_init(struct kmsvt_device *kdev, struct dentry *root);

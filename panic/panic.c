@@ -102,6 +102,17 @@ static void kmsvt_text(const struct kmsvt_canvas *c, u32 col, u32 row, const cha
 }
 
 /*
+ * Stack entries printed with "? " are guesses of the unwinder; leaving them
+ * out keeps the real call chain and the panic message on one screen.
+ */
+static bool kmsvt_line_unreliable(const char *start, const char *end)
+{
+	const char *ts = memchr(start, ']', min_t(size_t, end - start, 20));
+
+	return ts && end - ts > 4 && !memcmp(ts, "]  ? ", 5);
+}
+
+/*
  * Draw the lines of log[0..len) wrapped to the screen width, newest at the
  * bottom, into text rows [top, bottom).  Walks backwards, so it never needs
  * more than the text itself.
@@ -118,6 +129,10 @@ static void kmsvt_draw_log(const struct kmsvt_canvas *c, const char *log, size_t
 
 		while (start > log && start[-1] != '\n')
 			start--;
+		if (kmsvt_line_unreliable(start, end)) {
+			end = start > log ? start - 1 : log;
+			continue;
+		}
 		lines = max_t(u32, 1, DIV_ROUND_UP(end - start, cols));
 		for (i = lines; i-- > 0 && row > top;) {
 			size_t off = (size_t)i * cols;
@@ -235,6 +250,7 @@ static void kmsvt_oops_banner(struct kmsvt_panic *kp)
 	c = (struct kmsvt_canvas){ kdev->vram + so.offset, so.pitch, so.cpp, so.format,
 				   so.width, so.height };
 	len = kmsvt_read_log(kp);
+	WRITE_ONCE(kdev->banner_height, 3 * 16);
 	kmsvt_fill(&c, 0, 3 * 16, COLOR_HEADER_BG);
 	n = scnprintf(kp->line, sizeof(kp->line), "Oops - Linux %s - the system is still running",
 		      init_utsname()->release);
@@ -276,6 +292,17 @@ bool kmsvt_panic_active(struct kmsvt_device *kdev)
 	return READ_ONCE(kdev->panicked);
 }
 
+u32 kmsvt_panic_banner_height(struct kmsvt_device *kdev)
+{
+	return READ_ONCE(kdev->banner_height);
+}
+
+/* A new mode means a new picture: the banner is gone. */
+void kmsvt_panic_banner_clear(struct kmsvt_device *kdev)
+{
+	WRITE_ONCE(kdev->banner_height, 0);
+}
+
 /*
  * The panic buffer: RGB565 at the largest of these modes that takes at most
  * a tenth of VRAM, at its very top, outside the GEM allocator's range.
@@ -304,6 +331,7 @@ static void kmsvt_panic_preview_end(struct kmsvt_device *kdev)
 {
 	unsigned long flags;
 
+	kmsvt_panic_banner_clear(kdev);
 	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
 	kdev->panicked = false;
 	if (kdev->scanout_on)
@@ -316,7 +344,7 @@ static void kmsvt_panic_preview_end(struct kmsvt_device *kdev)
 /*
  * debugfs panic_preview: "current" draws the panic screen into the buffer
  * being scanned out (destroying what it shows), "reserve" into the reserved
- * panic buffer, "off" returns the display to KMS.
+ * panic buffer, "off" returns the display to KMS and drops an oops banner.
  */
 static ssize_t kmsvt_preview_write(struct file *file, const char __user *ubuf, size_t len,
 				   loff_t *ppos)

@@ -26,7 +26,7 @@ static enum hrtimer_restart kmsvt_test_panic_hrtimer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-static void kmsvt_test_panic_modeset(struct kmsvt_device *kdev)
+static noinline void kmsvt_test_panic_modeset(struct kmsvt_device *kdev)
 {
 	drm_modeset_lock_all(&kdev->drm);
 	panic("kmsvt test: panic with the modeset locks held");

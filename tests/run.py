@@ -7,6 +7,7 @@ usage: tests/run.py [-j JOBS] [-k SUBSTRING] [KERNEL_RELEASE ...]
 import argparse
 import concurrent.futures
 import importlib
+import inspect
 import os
 import shutil
 import sys
@@ -18,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import initramfs  # noqa: E402
 
-GUEST_MODULES = ["test_console", "test_kms", "test_kmscube"]
+GUEST_MODULES = ["test_console", "test_kms", "test_kmscube", "test_xorg", "test_panic"]
 
 
 def require_tools():
@@ -69,7 +70,8 @@ def main():
     jobs = []
     for modname in GUEST_MODULES:
         mod = importlib.import_module(modname)
-        for name in sorted(n for n in dir(mod) if n.startswith("test_")):
+        for name in sorted(n for n, f in vars(mod).items() if n.startswith("test_")
+                           and inspect.isfunction(f) and f.__module__ == modname):
             full = "%s.%s" % (modname, name)
             if args.select and args.select not in full:
                 continue

@@ -23,7 +23,6 @@ import hashlib
 import json
 import lzma
 import os
-import re
 import shutil
 import subprocess
 import sys

@@ -88,6 +88,18 @@ static int check(int pass, const char *name, const char *fmt, ...)
 	return pass;
 }
 
+/* Like check(), but the detail is printed only on failure. */
+__attribute__((format(printf, 3, 4)))
+static int checkq(int pass, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vresult(pass, name, pass ? NULL : fmt, ap);
+	va_end(ap);
+	return pass;
+}
+
 static void skip(const char *name, const char *why)
 {
 	printf("ok %s # SKIP %s\n", name, why);
@@ -120,28 +132,39 @@ static const char *err(int ret)
 		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ETIMEDOUT, "ETIMEDOUT" },
 		{ E2BIG, "E2BIG" }, { EBADF, "EBADF" }, { ENXIO, "ENXIO" },
 	};
-	static char buf[32];
+	static char bufs[8][32];
+	static unsigned int n;
+	char *buf = bufs[n++ % 8];
 
 	if (ret == 0)
 		return "0";
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (-ret == names[i].e) {
-			snprintf(buf, sizeof(buf), "-%s", names[i].n);
+			snprintf(buf, sizeof(bufs[0]), "-%s", names[i].n);
 			return buf;
 		}
-	snprintf(buf, sizeof(buf), "%d", ret);
+	snprintf(buf, sizeof(bufs[0]), "%d", ret);
 	return buf;
 }
 
-/* ret must be -e1 or -e2 (e2 0: only e1). */
-static int expect(const char *name, int ret, int e1, int e2)
+/* ret must be one of the negated errnos listed (0-terminated), e.g. EINVAL, 0. */
+static int expect(const char *name, int ret, ...)
 {
-	int pass = ret == -e1 || (e2 && ret == -e2);
+	char want[128] = "";
+	va_list ap;
+	int e;
 
-	if (pass)
-		return check(1, name, "%s", err(ret));
-	return check(0, name, "got %s, want %s%s%s", err(ret), err(-e1),
-		     e2 ? " or " : "", e2 ? err(-e2) : "");
+	va_start(ap, ret);
+	while ((e = va_arg(ap, int))) {
+		if (ret == -e) {
+			va_end(ap);
+			return check(1, name, "%s", err(ret));
+		}
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%s",
+			 *want ? " or " : "", err(-e));
+	}
+	va_end(ap);
+	return check(0, name, "got %s, want %s", err(ret), want);
 }
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -380,3 +403,1108 @@ static uint32_t crtc_fb(const struct dev *d, drmModeModeInfo *mode)
 	return fb;
 }
 
+
+static double dabs(double x)
+{
+	return x < 0 ? -x : x;
+}
+
+static int within(double got, double want, double tol)
+{
+	return want > 0 && dabs(got - want) <= tol * want;
+}
+
+/* ---- page flip events -------------------------------------------------- */
+
+struct flip_rec {
+	uint64_t data;
+	unsigned int seq, crtc;
+	double ts;
+};
+
+struct flips {
+	uint64_t sent[2 * MAX_FLIPS + 16];	/* user_data, in commit order */
+	struct flip_rec got[2 * MAX_FLIPS + 16];	/* events, in arrival order */
+	int nsent, ngot, overflow;
+};
+
+static struct flips *flips_cur;
+
+static void on_flip(int fd, unsigned int seq, unsigned int sec, unsigned int usec,
+		    unsigned int crtc, void *data)
+{
+	struct flips *f = flips_cur;
+	struct flip_rec *r;
+
+	(void)fd;
+	if (!f)
+		return;
+	if (f->ngot >= (int)(sizeof(f->got) / sizeof(f->got[0]))) {
+		f->overflow++;
+		return;
+	}
+	r = &f->got[f->ngot++];
+	*r = (struct flip_rec){ .data = (uintptr_t)data, .seq = seq, .crtc = crtc,
+				.ts = sec + usec / 1e6 };
+}
+
+/* Read events until f has want of them; -ETIMEDOUT if none for timeout_ms. */
+static int wait_events(int fd, struct flips *f, int want, int timeout_ms)
+{
+	drmEventContext ev = { .version = 3, .page_flip_handler2 = on_flip };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int r;
+
+	flips_cur = f;
+	while (f->ngot < want) {
+		r = poll(&pfd, 1, timeout_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r ? -errno : -ETIMEDOUT;
+		if (drmHandleEvent(fd, &ev))
+			return -EIO;
+	}
+	return 0;
+}
+
+/* ---- group: atomic ----------------------------------------------------- */
+
+static void atomic_valid(struct dev *d, const struct buf *t)
+{
+	const drmModeModeInfo *a = &d->alt;
+	int ret;
+
+	ret = commit_mode(d, &d->mode, t->fb, d->mode.hdisplay, d->mode.vdisplay,
+			  DRM_MODE_ATOMIC_TEST_ONLY);
+	check(!ret, "atomic_test_only_valid", "%ux%u: %s", d->mode.hdisplay,
+	      d->mode.vdisplay, err(ret));
+	ret = commit_mode(d, a, t->fb, a->hdisplay, a->vdisplay, DRM_MODE_ATOMIC_TEST_ONLY);
+	check(!ret, "atomic_test_only_valid_other_mode", "%ux%u from a %ux%u fb: %s",
+	      a->hdisplay, a->vdisplay, t->w, t->h, err(ret));
+}
+
+static void atomic_invalid(struct dev *d, const struct buf *t)
+{
+	drmModeModeInfo m1366 = make_mode(1366, 768), huge = make_mode(8192, 8192);
+	uint32_t w = d->mode.hdisplay, h = d->mode.vdisplay;
+	struct buf b;
+	int ret;
+
+	/* Source half the size of the destination: scaling, which we cannot do. */
+	ret = commit_mode(d, &d->mode, t->fb, w / 2, h / 2, DRM_MODE_ATOMIC_TEST_ONLY);
+	expect("atomic_test_only_scaling", ret, EINVAL, ERANGE, 0);
+
+	ret = buf_create(d->fd, 1366, 768, &b);
+	if (check(!ret, "atomic_1366_fb", "1366x768 fb: %s", err(ret))) {
+		ret = commit_mode(d, &m1366, b.fb, 1366, 768, DRM_MODE_ATOMIC_TEST_ONLY);
+		expect("atomic_test_only_width_1366", ret, EINVAL, 0);
+	}
+	buf_destroy(d->fd, &b);
+
+	/* The mode check comes before the plane's: this fails on the mode. */
+	ret = commit_mode(d, &huge, t->fb, w, h, DRM_MODE_ATOMIC_TEST_ONLY);
+	expect("atomic_test_only_8192x8192", ret, EINVAL, 0);
+}
+
+static void group_atomic(struct dev *d)
+{
+	drmModeModeInfo m0, m1;
+	uint32_t fb0, fb1;
+	struct buf t;
+	int ret;
+
+	if (d->scan[0].fb)
+		release_scanout(d);	/* room in VRAM for the test buffers */
+	fb0 = crtc_fb(d, &m0);
+	ret = buf_create(d->fd, d->mode.hdisplay, d->mode.vdisplay, &t);
+	if (!check(!ret, "atomic_setup", "fb %ux%u: %s", d->mode.hdisplay,
+		   d->mode.vdisplay, err(ret)))
+		return;
+	atomic_valid(d, &t);
+	atomic_invalid(d, &t);
+	fb1 = crtc_fb(d, &m1);
+	check(fb0 == fb1 && !memcmp(&m0, &m1, sizeof(m0)), "atomic_test_only_changes_nothing",
+	      "crtc fb %u -> %u, mode %ux%u -> %ux%u", fb0, fb1, m0.hdisplay, m0.vdisplay,
+	      m1.hdisplay, m1.vdisplay);
+	buf_destroy(d->fd, &t);
+}
+
+/* ---- group: flip ------------------------------------------------------- */
+
+struct probe {
+	int busy, raced, other, last_err;
+};
+
+/*
+ * One flip to the other buffer, then, while it is pending, a second
+ * nonblocking commit, which the atomic helpers refuse with -EBUSY (unless
+ * the first already completed).  Then wait for every event.
+ */
+static int flip_once(struct dev *d, struct flips *f, struct probe *pr)
+{
+	uint32_t flags = DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT;
+	int next = !d->cur, ret;
+	uint64_t data = f->nsent + 1;
+
+	ret = commit_flip(d, d->scan[next].fb, flags, data);
+	if (ret)
+		return ret;
+	f->sent[f->nsent++] = data;
+	d->cur = next;
+	ret = commit_flip(d, d->scan[next].fb, flags, data + 1);
+	if (ret == -EBUSY) {
+		pr->busy++;
+	} else if (ret == 0) {
+		f->sent[f->nsent++] = data + 1;
+		pr->raced++;
+	} else {
+		pr->other++;
+		pr->last_err = ret;
+	}
+	return wait_events(d->fd, f, f->nsent, 2000);
+}
+
+static void flip_check_events(const struct dev *d, const struct flips *f)
+{
+	int order = -1, seq = -1, ts = -1, crtc = -1, gaps = 0;
+
+	check(f->ngot == f->nsent && !f->overflow, "flip_events", "%d events for %d commits",
+	      f->ngot, f->nsent);
+	for (int i = 0; i < f->ngot; i++) {
+		if (order < 0 && (i >= f->nsent || f->got[i].data != f->sent[i]))
+			order = i;
+		if (crtc < 0 && f->got[i].crtc != d->crtc)
+			crtc = i;
+		if (i == 0)
+			continue;
+		if (seq < 0 && (int)(f->got[i].seq - f->got[i - 1].seq) <= 0)
+			seq = i;
+		if (ts < 0 && f->got[i].ts <= f->got[i - 1].ts)
+			ts = i;
+		gaps += f->got[i].seq - f->got[i - 1].seq > 1;
+	}
+	checkq(order < 0, "flip_event_order", "event %d: user_data %llu, committed %llu", order,
+	      order < 0 ? 0 : (unsigned long long)f->got[order].data,
+	      order < 0 || order >= f->nsent ? 0 : (unsigned long long)f->sent[order]);
+	checkq(seq < 0, "flip_sequence_increases", "event %d: sequence %u after %u", seq,
+	       seq > 0 ? f->got[seq].seq : 0, seq > 0 ? f->got[seq - 1].seq : 0);
+	if (gaps)
+		diag("flips: %d of %d went more than one vblank after the previous", gaps, f->ngot);
+	checkq(ts < 0, "flip_timestamp_increases", "event %d: %.6f after %.6f", ts,
+	      ts > 0 ? f->got[ts].ts : 0, ts > 0 ? f->got[ts - 1].ts : 0);
+	checkq(crtc < 0, "flip_event_crtc", "event %d: crtc %u, want %u", crtc,
+	      crtc < 0 ? d->crtc : f->got[crtc].crtc, d->crtc);
+}
+
+static void flip_check_rate(const struct dev *d, const struct flips *f, double wall)
+{
+	const struct flip_rec *a = &f->got[0], *b = &f->got[f->ngot > 0 ? f->ngot - 1 : 0];
+	double span, rate;
+
+	if (f->ngot < 2 || b->ts <= a->ts) {
+		check(0, "flip_rate", "only %d events", f->ngot);
+		return;
+	}
+	span = b->ts - a->ts;
+	rate = (f->ngot - 1) / span;
+	diag("flips: %d events in %.3f s: %.2f Hz by event timestamps, %.2f Hz by wall clock;"
+	     " vblank counter %.2f Hz; mode refresh %.3f Hz", f->ngot, span, rate,
+	     f->nsent / wall, (b->seq - a->seq) / span, d->refresh);
+	check(within(rate, d->refresh, d->tol), "flip_rate", "%.2f Hz, mode %.2f Hz (tolerance %.0f%%)",
+	      rate, d->refresh, d->tol * 100);
+}
+
+static void group_flip(struct dev *d)
+{
+	struct flips *f = calloc(1, sizeof(*f));
+	struct probe pr = { 0 };
+	int ret = 0, i;
+	double t0;
+
+	if (!f || active_or_fail(d, "flip_setup")) {
+		free(f);
+		return;
+	}
+	t0 = now();
+	for (i = 0; i < d->flips && !ret; i++)
+		ret = flip_once(d, f, &pr);
+	check(!ret, "flip_commits", "%d flips%s%s", i, ret ? ", failed: " : "", ret ? err(ret) : "");
+	check(!pr.other && pr.busy > 0, "flip_second_commit_ebusy",
+	      "%d -EBUSY, %d accepted (first flip already done), %d other (last %s)",
+	      pr.busy, pr.raced, pr.other, err(pr.last_err));
+	flip_check_events(d, f);
+	flip_check_rate(d, f, now() - t0);
+	check(crtc_fb(d, NULL) == d->scan[d->cur].fb, "flip_final_fb", "crtc shows fb %u, last flip %u",
+	      crtc_fb(d, NULL), d->scan[d->cur].fb);
+	free(f);
+}
+
+/* ---- group: vblank ----------------------------------------------------- */
+
+static int crtc_index(const struct dev *d)
+{
+	drmModeRes *res = drmModeGetResources(d->fd);
+	int idx = 0;
+
+	for (int i = 0; res && i < res->count_crtcs; i++)
+		if (res->crtcs[i] == d->crtc)
+			idx = i;
+	drmModeFreeResources(res);
+	return idx;
+}
+
+static int wait_vbl(const struct dev *d, unsigned int n, drmVBlank *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->request.type = DRM_VBLANK_RELATIVE |
+			  ((crtc_index(d) << DRM_VBLANK_HIGH_CRTC_SHIFT) & DRM_VBLANK_HIGH_CRTC_MASK);
+	v->request.sequence = n;
+	return drmWaitVBlank(d->fd, v) ? -errno : 0;
+}
+
+static double vbl_ts(const drmVBlank *v)
+{
+	return v->reply.tval_sec + v->reply.tval_usec / 1e6;
+}
+
+static void vblank_relative(struct dev *d)
+{
+	drmVBlank a, b;
+	int ret;
+
+	ret = wait_vbl(d, 1, &a);
+	check(!ret, "vblank_relative_1", "%s, sequence %u", err(ret), a.reply.sequence);
+	ret = wait_vbl(d, 10, &b);
+	check(!ret && (int)(b.reply.sequence - a.reply.sequence) >= 10, "vblank_relative_10",
+	      "%s, sequence %u -> %u, %.1f ms", err(ret), a.reply.sequence, b.reply.sequence,
+	      (vbl_ts(&b) - vbl_ts(&a)) * 1000);
+}
+
+static void vblank_timing(struct dev *d)
+{
+	double want = 60 / d->refresh, t0, wall;
+	drmVBlank a, b;
+	int ret;
+
+	ret = wait_vbl(d, 1, &a);
+	t0 = now();
+	ret = ret ? ret : wait_vbl(d, 60, &b);
+	wall = now() - t0;
+	if (ret) {
+		check(0, "vblank_60", "%s", err(ret));
+		return;
+	}
+	diag("60 vblanks: %.1f ms wall clock, %.1f ms by vblank timestamps, sequence +%d;"
+	     " want %.1f ms (%.3f Hz)", wall * 1000, (vbl_ts(&b) - vbl_ts(&a)) * 1000,
+	     (int)(b.reply.sequence - a.reply.sequence), want * 1000, d->refresh);
+	check(b.reply.sequence - a.reply.sequence == 60, "vblank_60", "sequence %u -> %u",
+	      a.reply.sequence, b.reply.sequence);
+	check(within(wall, want, d->tol), "vblank_60_timing", "%.1f ms, want %.1f ms (%.2f Hz vs %.2f Hz)",
+	      wall * 1000, want * 1000, 60 / wall, d->refresh);
+}
+
+static void group_vblank(struct dev *d)
+{
+	if (active_or_fail(d, "vblank_setup"))
+		return;
+	vblank_relative(d);
+	vblank_timing(d);
+}
+
+/* ---- group: auth ------------------------------------------------------- */
+
+/* Raise or drop CAP_SYS_ADMIN in the effective set (root counts as authenticated). */
+static int sysadmin(int on)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct cap[2];
+	uint32_t bit = CAP_TO_MASK(CAP_SYS_ADMIN);
+
+	if (syscall(SYS_capget, &hdr, cap))
+		return -errno;
+	if (!(cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].permitted & bit))
+		return -EPERM;
+	if (on)
+		cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective |= bit;
+	else
+		cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~bit;
+	return syscall(SYS_capset, &hdr, cap) ? -errno : 0;
+}
+
+/* A second open that is neither master nor (as root would be) authenticated. */
+static int open_unauth(const char *path)
+{
+	int dropped = sysadmin(0) == 0, fd;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (dropped)
+		sysadmin(1);
+	return fd;
+}
+
+static int authenticated(int fd)
+{
+	unsigned long magic, iocs;
+	int auth = -1, pid, uid;
+
+	if (drmGetClient(fd, 0, &auth, &pid, &uid, &magic, &iocs))
+		return -1;
+	return auth;
+}
+
+static int flink(int fd, uint32_t handle, uint32_t *name)
+{
+	struct drm_gem_flink f = { .handle = handle };
+	int ret = xioctl(fd, DRM_IOCTL_GEM_FLINK, &f);
+
+	*name = f.name;
+	return ret;
+}
+
+static int gem_open(int fd, uint32_t name, uint32_t *handle, uint64_t *size)
+{
+	struct drm_gem_open o = { .name = name };
+	int ret = xioctl(fd, DRM_IOCTL_GEM_OPEN, &o);
+
+	*handle = o.handle;
+	if (size)
+		*size = o.size;
+	return ret;
+}
+
+static void gem_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+
+	if (handle)
+		xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+
+/*
+ * Write through fd a's mapping of ha, read through fd b's of hb, and the
+ * other way round.  Returns 0, -errno, or 1 for a mismatch.
+ */
+static int share_check(int fa, uint32_t ha, int fb, uint32_t hb, size_t size)
+{
+	uint32_t *pa = dumb_map(fa, ha, size, 0), *pb = dumb_map(fb, hb, size, 0);
+	int ret = 0;
+
+	if (!pa || !pb) {
+		ret = -errno;
+		goto out;
+	}
+	for (size_t i = 0; i < size / 4; i += 1021)
+		pa[i] = 0xa5000000 | i;
+	for (size_t i = 0; i < size / 4 && !ret; i += 1021)
+		ret = pb[i] != (0xa5000000 | i);
+	for (size_t i = 7; i < size / 4; i += 1021)
+		pb[i] = 0x5a000000 | i;
+	for (size_t i = 7; i < size / 4 && !ret; i += 1021)
+		ret = pa[i] != (0x5a000000 | i);
+out:
+	if (pa)
+		munmap(pa, size);
+	if (pb)
+		munmap(pb, size);
+	return ret;
+}
+
+static const char *share_err(int ret)
+{
+	return ret == 1 ? "contents differ" : err(ret);
+}
+
+/* Unauthenticated fd2: flink and GEM_OPEN refused; the master's flink works. */
+static void auth_refused(struct dev *d, int fd2, uint32_t mh, uint32_t *name)
+{
+	struct drm_mode_create_dumb c;
+	uint32_t n2 = 0, h2 = 0;
+	int ret;
+
+	ret = dumb_create(fd2, 64, 64, 32, &c);
+	if (check(!ret, "auth_unauth_dumb_create", "%s", err(ret))) {
+		ret = flink(fd2, c.handle, &n2);
+		expect("auth_unauth_flink_refused", ret, EACCES, 0);
+		dumb_destroy(fd2, c.handle);
+	}
+	ret = flink(d->fd, mh, name);
+	check(!ret && *name, "auth_master_flink", "%s, name %u", err(ret), *name);
+	ret = gem_open(fd2, *name, &h2, NULL);
+	expect("auth_unauth_gem_open_refused", ret, EACCES, 0);
+	if (!ret)
+		gem_close(fd2, h2);
+}
+
+/* After drmAuthMagic, fd2 opens the master's buffer and sees its contents. */
+static void auth_granted(struct dev *d, int fd2, uint32_t mh, uint32_t name, uint64_t size)
+{
+	uint32_t h2 = 0, n2 = 0;
+	uint64_t sz = 0;
+	drm_magic_t magic;
+	int ret;
+
+	ret = drmGetMagic(fd2, &magic) ? -errno : 0;
+	ret = ret ? ret : (drmAuthMagic(d->fd, magic) ? -errno : 0);
+	check(!ret && authenticated(fd2) == 1, "auth_magic", "%s, authenticated %d", err(ret),
+	      authenticated(fd2));
+	ret = gem_open(fd2, name, &h2, &sz);
+	if (!check(!ret && sz == size, "auth_gem_open_after_auth", "%s, size %llu of %llu",
+		   err(ret), (unsigned long long)sz, (unsigned long long)size))
+		return;
+	ret = share_check(d->fd, mh, fd2, h2, size);
+	check(!ret, "auth_gem_open_shares_memory", "%s", share_err(ret));
+	ret = flink(fd2, h2, &n2);
+	check(!ret && n2 == name, "auth_flink_after_auth", "%s, name %u (master's %u)", err(ret),
+	      n2, name);
+	gem_close(fd2, h2);
+}
+
+static void group_auth(struct dev *d)
+{
+	struct drm_mode_create_dumb c;
+	uint32_t name = 0;
+	int fd2, ret;
+
+	fd2 = open_unauth(d->path);
+	if (!checkq(fd2 >= 0, "auth_open_second", "%s", strerror(errno)))
+		return;
+	ret = dumb_create(d->fd, 256, 64, 32, &c);
+	if (check(!ret && authenticated(fd2) == 0 && drmIsMaster(fd2) == 0, "auth_setup",
+		  "buffer %s; second fd authenticated %d, master %d", err(ret),
+		  authenticated(fd2), drmIsMaster(fd2))) {
+		auth_refused(d, fd2, c.handle, &name);
+		if (name)
+			auth_granted(d, fd2, c.handle, name, c.size);
+	}
+	if (!ret)
+		dumb_destroy(d->fd, c.handle);
+	close(fd2);
+}
+
+/* ---- group: prime ------------------------------------------------------ */
+
+/* Map the dma-buf itself; the driver may not allow it (6.1 needs gem_prime_mmap). */
+static int prime_dmabuf_mmap(struct dev *d, int pfd, uint32_t h, size_t size)
+{
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW };
+	uint32_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0), *q;
+	int bad = 0;
+
+	if (p == MAP_FAILED) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "mmap of the dma-buf: %s", err(-errno));
+		if (errno == ENOSYS || errno == ENODEV || errno == EOPNOTSUPP)
+			skip("prime_dmabuf_mmap", why);
+		else
+			check(0, "prime_dmabuf_mmap", "%s", why);
+		return 0;
+	}
+	q = dumb_map(d->fd, h, size, 0);
+	ioctl(pfd, DMA_BUF_IOCTL_SYNC, &sync);
+	for (size_t i = 3; q && i < size / 4; i += 997)
+		p[i] = 0xc3000000 | i;
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
+	ioctl(pfd, DMA_BUF_IOCTL_SYNC, &sync);
+	for (size_t i = 3; q && i < size / 4 && !bad; i += 997)
+		bad = q[i] != (0xc3000000 | i);
+	check(q && !bad, "prime_dmabuf_mmap", "%s", !q ? "no dumb mapping" :
+	      bad ? "dma-buf mapping and GEM mapping differ" : "same memory as the GEM mapping");
+	munmap(p, size);
+	if (q)
+		munmap(q, size);
+	return 1;
+}
+
+/* Writes page i of a buffer (0..3) with a pattern only it has. */
+static void mark_pages(uint32_t *p, long pg, int pages)
+{
+	for (int k = 0; k < pages; k++)
+		for (long i = 0; i < pg / 4; i++)
+			p[k * pg / 4 + i] = (0x70000000 + (k << 20)) | i;
+}
+
+static int page_is(const uint32_t *p, long pg, int k)
+{
+	return p[0] == (0x70000000 + ((unsigned int)k << 20)) &&
+	       p[pg / 4 - 1] == ((0x70000000 + ((unsigned int)k << 20)) | (pg / 4 - 1));
+}
+
+/* The DRM core maps GEM objects whole only: a mapping at +1 page is refused. */
+static void gem_mmap_partial(struct dev *d, uint32_t h, size_t size)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint32_t *all = dumb_map(d->fd, h, size, 0), *part;
+	int ret;
+
+	if (!all) {
+		check(0, "gem_mmap_partial", "whole mapping: %s", err(-errno));
+		return;
+	}
+	mark_pages(all, pg, 2);
+	part = dumb_map(d->fd, h, pg, pg);
+	ret = part ? 0 : -errno;
+	if (part)
+		check(page_is(part, pg, 1), "gem_mmap_partial", "mapping at +%ld: %s", pg,
+		      page_is(part, pg, 1) ? "page 1" : "wrong page");
+	else
+		expect("gem_mmap_partial", ret, EINVAL, 0);
+	if (part)
+		munmap(part, pg);
+	munmap(all, size);
+}
+
+/* A dma-buf mapping at +1 page must show page 1 of the buffer. */
+static void prime_dmabuf_mmap_offset(struct dev *d, int pfd, uint32_t h, size_t size)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint32_t *all = dumb_map(d->fd, h, size, 0), *part;
+
+	if (!all) {
+		check(0, "prime_dmabuf_mmap_offset", "GEM mapping: %s", err(-errno));
+		return;
+	}
+	mark_pages(all, pg, 3);
+	part = mmap(NULL, pg, PROT_READ, MAP_SHARED, pfd, 2 * pg);
+	if (part == MAP_FAILED) {
+		check(0, "prime_dmabuf_mmap_offset", "mmap at +%ld: %s", 2 * pg, err(-errno));
+	} else {
+		check(page_is(part, pg, 2), "prime_dmabuf_mmap_offset", "mapping at +%ld shows %s",
+		      2 * pg, page_is(part, pg, 2) ? "page 2" : page_is(part, pg, 0) ?
+		      "page 0 (offset ignored)" : "something else");
+		munmap(part, pg);
+	}
+	munmap(all, size);
+}
+
+/* fd2 imports the dma-buf; the two handles share memory; self-import dedups. */
+static void prime_import(struct dev *d, int pfd, uint32_t h, size_t size)
+{
+	uint32_t h2 = 0, h3 = 0;
+	int fd2 = open(d->path, O_RDWR | O_CLOEXEC), ret;
+
+	if (!checkq(fd2 >= 0, "prime_open_second", "%s", strerror(errno)))
+		return;
+	ret = drmPrimeFDToHandle(fd2, pfd, &h2) ? -errno : 0;
+	if (check(!ret, "prime_import", "%s", err(ret))) {
+		ret = share_check(d->fd, h, fd2, h2, size);
+		check(!ret, "prime_mmap_shared", "%s", share_err(ret));
+		gem_close(fd2, h2);
+	}
+	ret = drmPrimeFDToHandle(d->fd, pfd, &h3) ? -errno : 0;
+	check(!ret && h3 == h, "prime_self_import", "%s, handle %u, exporter's %u", err(ret), h3, h);
+	/* Only the dma-buf keeps the buffer now: import it again. */
+	ret = drmPrimeFDToHandle(fd2, pfd, &h2) ? -errno : 0;
+	check(!ret, "prime_reimport", "%s", err(ret));
+	close(fd2);
+}
+
+static void group_prime(struct dev *d)
+{
+	struct drm_mode_create_dumb c;
+	int pfd = -1, ret;
+	off_t len;
+
+	ret = dumb_create(d->fd, 256, 256, 32, &c);
+	if (!check(!ret, "prime_setup", "dumb buffer: %s", err(ret)))
+		return;
+	gem_mmap_partial(d, c.handle, c.size);
+	ret = drmPrimeHandleToFD(d->fd, c.handle, DRM_CLOEXEC | DRM_RDWR, &pfd) ? -errno : 0;
+	if (!check(!ret, "prime_export", "%s", err(ret))) {
+		dumb_destroy(d->fd, c.handle);
+		return;
+	}
+	len = lseek(pfd, 0, SEEK_END);
+	check(len == (off_t)c.size, "prime_dmabuf_size", "%lld, buffer %llu", (long long)len,
+	      (unsigned long long)c.size);
+	lseek(pfd, 0, SEEK_SET);
+	if (prime_dmabuf_mmap(d, pfd, c.handle, c.size))
+		prime_dmabuf_mmap_offset(d, pfd, c.handle, c.size);
+	else
+		skip("prime_dmabuf_mmap_offset", "no dma-buf mmap");
+	prime_import(d, pfd, c.handle, c.size);
+	dumb_destroy(d->fd, c.handle);
+	close(pfd);
+}
+
+/* ---- group: bad -------------------------------------------------------- */
+
+static void bad_dumb(struct dev *d)
+{
+	static const struct {
+		const char *name;
+		uint32_t w, h, bpp;
+		int e1, e2, e3;
+	} cases[] = {
+		{ "bad_dumb_zero_width", 0, 64, 32, EINVAL, 0, 0 },
+		{ "bad_dumb_zero_height", 64, 0, 32, EINVAL, 0, 0 },
+		{ "bad_dumb_zero_bpp", 64, 64, 0, EINVAL, 0, 0 },
+		{ "bad_dumb_huge_bpp", 64, 64, 0xffffffff, EINVAL, 0, 0 },
+		{ "bad_dumb_bigger_than_vram", 16384, 16384, 32, ENOSPC, ENOMEM, EINVAL },
+		{ "bad_dumb_overflow", 0xffffffff, 0xffffffff, 32, EINVAL, 0, 0 },
+		{ "bad_dumb_overflow_size", 65536, 65536, 32, EINVAL, 0, 0 },
+		{ "bad_dumb_pitch_overflow", 0x3ffffff1, 1, 32, EINVAL, ENOSPC, 0 },
+	};
+	struct drm_mode_create_dumb c;
+	int ret;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ret = dumb_create(d->fd, cases[i].w, cases[i].h, cases[i].bpp, &c);
+		expect(cases[i].name, ret, cases[i].e1, cases[i].e2, cases[i].e3, 0);
+		if (!ret)
+			dumb_destroy(d->fd, c.handle);
+	}
+}
+
+static void bad_addfb(struct dev *d)
+{
+	struct drm_mode_create_dumb c;
+	uint32_t fb = 0;
+	int ret;
+
+	ret = dumb_create(d->fd, 64, 64, 32, &c);
+	if (!check(!ret, "bad_addfb_setup", "64x64 buffer: %s", err(ret)))
+		return;
+	ret = add_fb(d->fd, 64, 64, c.handle, c.pitch, 0, &fb);
+	check(!ret, "bad_addfb_valid_control", "pitch %u: %s", c.pitch, err(ret));
+	if (!ret)
+		drmModeRmFB(d->fd, fb);
+	ret = add_fb(d->fd, 64, 64, c.handle, c.pitch, (uint32_t)c.size, &fb);
+	expect("bad_addfb_offset_past_end", ret, EINVAL, 0);
+	ret = add_fb(d->fd, 64, 64, c.handle, c.pitch, 4096, &fb);
+	expect("bad_addfb_offset_overruns", ret, EINVAL, 0);
+	ret = add_fb(d->fd, 64, 64, c.handle, c.pitch * 2, 0, &fb);
+	expect("bad_addfb_pitch_past_end", ret, EINVAL, 0);
+	/* pitch * height overflows 32 bits: the core says -ERANGE */
+	ret = add_fb(d->fd, 64, 64, c.handle, 0xfffffff0, 0, &fb);
+	expect("bad_addfb_pitch_huge", ret, EINVAL, ERANGE, 0);
+	ret = add_fb(d->fd, 64, 64, c.handle, c.pitch / 2, 0, &fb);
+	expect("bad_addfb_pitch_too_small", ret, EINVAL, 0);
+	ret = add_fb(d->fd, 128, 128, c.handle, c.pitch * 2, 0, &fb);
+	expect("bad_addfb_bigger_than_bo", ret, EINVAL, 0);
+	ret = add_fb(d->fd, 64, 64, 0xdeadbeef, c.pitch, 0, &fb);
+	expect("bad_addfb_bad_handle", ret, ENOENT, EINVAL, 0);
+	dumb_destroy(d->fd, c.handle);
+}
+
+static void bad_double_free(struct dev *d)
+{
+	struct buf b;
+	int ret = buf_create(d->fd, 64, 64, &b);
+
+	if (!check(!ret, "bad_double_free_setup", "%s", err(ret)))
+		return;
+	ret = drmModeRmFB(d->fd, b.fb);
+	check(!ret, "bad_rmfb_once", "%s", err(ret));
+	expect("bad_rmfb_twice", drmModeRmFB(d->fd, b.fb), ENOENT, EINVAL, 0);
+	ret = dumb_destroy(d->fd, b.handle);
+	check(!ret, "bad_destroy_dumb_once", "%s", err(ret));
+	expect("bad_destroy_dumb_twice", dumb_destroy(d->fd, b.handle), EINVAL, ENOENT, 0);
+}
+
+/* Allocate 1 MiB buffers until VRAM is full; returns how many (-errno: other error). */
+static int fill_vram(int fd, uint32_t *h, int max, int *last)
+{
+	struct drm_mode_create_dumb c;
+	int n = 0;
+
+	while (n < max && !(*last = dumb_create(fd, 512, 512, 32, &c)))
+		h[n++] = c.handle;
+	return n;
+}
+
+/* A clean -ENOSPC when VRAM is full, and all of it back after freeing. */
+static void bad_vram_full(struct dev *d)
+{
+	uint32_t h[256];
+	int n, n2, ret;
+
+	n = fill_vram(d->fd, h, 256, &ret);
+	expect("bad_vram_full", ret, ENOSPC, ENOMEM, 0);
+	diag("VRAM full after %d more MiB", n);
+	for (n2 = n; n; )
+		dumb_destroy(d->fd, h[--n]);
+	n = fill_vram(d->fd, h, n2, &ret);
+	check(n == n2, "bad_vram_freed", "%d of %d 1 MiB buffers again after freeing (%s)", n, n2,
+	      err(ret));
+	while (n)
+		dumb_destroy(d->fd, h[--n]);
+}
+
+static void bad_mode_commit(struct dev *d)
+{
+	drmModeModeInfo huge = make_mode(8192, 8192);
+	uint32_t fb = d->scan[d->cur].fb;
+	int ret;
+
+	ret = commit_mode(d, &huge, fb, d->mode.hdisplay, d->mode.vdisplay, 0);
+	expect("bad_commit_mode_bigger_than_vram", ret, EINVAL, 0);
+	check(crtc_fb(d, NULL) == fb, "bad_commit_changes_nothing", "crtc fb %u, want %u",
+	      crtc_fb(d, NULL), fb);
+}
+
+static void bad_flip_off(struct dev *d)
+{
+	static struct flips f;
+	uint32_t fb = d->scan[!d->cur].fb;
+	drmVBlank v;
+	int ret;
+
+	memset(&f, 0, sizeof(f));
+	ret = commit_off(d, 1);
+	if (!check(!ret, "bad_flip_setup", "ACTIVE=0: %s", err(ret)))
+		return;
+	d->active = 0;
+	ret = drmModePageFlip(d->fd, d->crtc, fb, DRM_MODE_PAGE_FLIP_EVENT, (void *)1);
+	expect("bad_page_flip_inactive_crtc", ret, EINVAL, 0);
+	ret = commit_off(d, 0);
+	check(!ret, "bad_flip_setup", "crtc off: %s", err(ret));
+	ret = drmModePageFlip(d->fd, d->crtc, fb, DRM_MODE_PAGE_FLIP_EVENT, (void *)2);
+	/* With no fb on the plane the core answers -EBUSY before any check. */
+	expect("bad_page_flip_disabled_crtc", ret, EINVAL, EBUSY, 0);
+	expect("bad_wait_vblank_disabled_crtc", wait_vbl(d, 1, &v), EINVAL, 0);
+	ret = wait_events(d->fd, &f, 1, 200);
+	check(ret == -ETIMEDOUT, "bad_no_event_for_failed_flip", "%d events", f.ngot);
+}
+
+/* A second master commits a flip with event, and closes before it completes. */
+static int close_pending_once(const struct dev *d, int delay_us)
+{
+	struct dev d3 = *d;
+	int ret;
+
+	memset(d3.scan, 0, sizeof(d3.scan));
+	d3.active = 0;
+	if (drmDropMaster(d->fd))
+		return -errno;
+	d3.fd = open(d->path, O_RDWR | O_CLOEXEC);
+	ret = d3.fd < 0 ? -errno : 0;
+	if (!ret && drmSetClientCap(d3.fd, DRM_CLIENT_CAP_ATOMIC, 1))
+		ret = -errno;
+	ret = ret ? ret : need_active(&d3);
+	ret = ret ? ret : commit_flip(&d3, d3.scan[1].fb,
+				      DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT, 1);
+	if (delay_us)
+		usleep(delay_us);
+	if (d3.fd >= 0)
+		close(d3.fd);
+	if (drmSetMaster(d->fd))
+		ret = ret ? ret : -errno;
+	return ret;
+}
+
+static void bad_close_pending(struct dev *d)
+{
+	struct flips *f = calloc(1, sizeof(*f));
+	int ret = 0, i;
+
+	release_scanout(d);	/* VRAM for the other master's buffers */
+	for (i = 0; i < 6 && !ret; i++)
+		ret = close_pending_once(d, i * 4000);
+	check(!ret, "bad_close_with_flip_pending", "%d rounds%s%s", i, ret ? ", failed: " : "",
+	      ret ? err(ret) : "");
+	ret = need_active(d);
+	check(!ret, "bad_commit_after_close", "%s", err(ret));
+	if (ret || !f) {
+		free(f);
+		return;
+	}
+	ret = commit_flip(d, d->scan[1].fb, DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT, 7);
+	f->sent[f->nsent++] = 7;
+	ret = ret ? ret : wait_events(d->fd, f, 1, 2000);
+	d->cur = ret ? d->cur : 1;
+	check(!ret && f->got[0].data == 7, "bad_flip_after_close", "%s", err(ret));
+	free(f);
+}
+
+static void group_bad(struct dev *d)
+{
+	bad_dumb(d);
+	bad_addfb(d);
+	bad_double_free(d);
+	bad_vram_full(d);
+	if (!active_or_fail(d, "bad_setup")) {
+		bad_mode_commit(d);
+		bad_flip_off(d);
+	}
+	bad_close_pending(d);
+}
+
+/* ---- setup ------------------------------------------------------------- */
+
+static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name, uint64_t *val)
+{
+	drmModeObjectProperties *props = drmModeObjectGetProperties(fd, obj, type);
+	uint32_t id = 0;
+
+	for (uint32_t i = 0; props && i < props->count_props && !id; i++) {
+		drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
+
+		if (p && !strcmp(p->name, name)) {
+			id = p->prop_id;
+			if (val)
+				*val = props->prop_values[i];
+		}
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(props);
+	return id;
+}
+
+static int find_props(struct dev *d)
+{
+	const struct {
+		uint32_t obj, type;
+		const char *name;
+		uint32_t *id;
+	} t[] = {
+		{ d->crtc, DRM_MODE_OBJECT_CRTC, "MODE_ID", &d->p.crtc_mode_id },
+		{ d->crtc, DRM_MODE_OBJECT_CRTC, "ACTIVE", &d->p.crtc_active },
+		{ d->conn, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID", &d->p.conn_crtc_id },
+		{ d->plane, DRM_MODE_OBJECT_PLANE, "FB_ID", &d->p.fb_id },
+		{ d->plane, DRM_MODE_OBJECT_PLANE, "CRTC_ID", &d->p.crtc_id },
+		{ d->plane, DRM_MODE_OBJECT_PLANE, "SRC_X", &d->p.src_x },
+		{ d->plane, DRM_MODE_OBJECT_PLANE, "SRC_Y", &d->p.src_y },
+		{ d->plane, DRM_MODE_OBJECT_PLANE, "SRC_W", &d->p.src_w },
+		{ d->plane, DRM_MODE_OBJECT_PLANE, "SRC_H", &d->p.src_h },
+		{ d->plane, DRM_MODE_OBJECT_PLANE, "CRTC_X", &d->p.crtc_x },
+		{ d->plane, DRM_MODE_OBJECT_PLANE, "CRTC_Y", &d->p.crtc_y },
+		{ d->plane, DRM_MODE_OBJECT_PLANE, "CRTC_W", &d->p.crtc_w },
+		{ d->plane, DRM_MODE_OBJECT_PLANE, "CRTC_H", &d->p.crtc_h },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		*t[i].id = prop_id(d->fd, t[i].obj, t[i].type, t[i].name, NULL);
+		if (!*t[i].id)
+			return check(0, "setup", "object %u has no %s property", t[i].obj,
+				     t[i].name), -1;
+	}
+	return 0;
+}
+
+/* The connected connector's preferred mode, and a smaller one for variety. */
+static void pick_modes(struct dev *d, const drmModeConnector *c)
+{
+	const drmModeModeInfo *m = &c->modes[0];
+
+	for (int i = 0; i < c->count_modes; i++)
+		if (c->modes[i].type & DRM_MODE_TYPE_PREFERRED) {
+			m = &c->modes[i];
+			break;
+		}
+	d->mode = d->alt = *m;
+	for (int i = 0; i < c->count_modes; i++) {
+		const drmModeModeInfo *a = &c->modes[i];
+
+		if (a->hdisplay <= m->hdisplay && a->vdisplay <= m->vdisplay &&
+		    (a->hdisplay != m->hdisplay || a->vdisplay != m->vdisplay)) {
+			d->alt = *a;
+			break;
+		}
+	}
+	d->refresh = m->clock * 1000.0 / ((double)m->htotal * m->vtotal);
+}
+
+static uint32_t find_connector(struct dev *d, const drmModeRes *res)
+{
+	for (int i = 0; i < res->count_connectors; i++) {
+		drmModeConnector *c = drmModeGetConnector(d->fd, res->connectors[i]);
+		drmModeEncoder *e = NULL;
+
+		if (c && c->connection == DRM_MODE_CONNECTED && c->count_modes && c->count_encoders)
+			e = drmModeGetEncoder(d->fd, c->encoders[0]);
+		for (int k = 0; e && k < res->count_crtcs; k++)
+			if (e->possible_crtcs & (1u << k)) {
+				d->conn = c->connector_id;
+				d->crtc = res->crtcs[k];
+				pick_modes(d, c);
+				break;
+			}
+		drmModeFreeEncoder(e);
+		drmModeFreeConnector(c);
+		if (d->conn)
+			return 1u << crtc_index(d);
+	}
+	return 0;
+}
+
+static void find_plane(struct dev *d, uint32_t crtc_mask)
+{
+	drmModePlaneRes *pres = drmModeGetPlaneResources(d->fd);
+
+	for (uint32_t i = 0; pres && i < pres->count_planes && !d->plane; i++) {
+		drmModePlane *p = drmModeGetPlane(d->fd, pres->planes[i]);
+		uint64_t type = 0;
+
+		if (p && (p->possible_crtcs & crtc_mask) &&
+		    prop_id(d->fd, p->plane_id, DRM_MODE_OBJECT_PLANE, "type", &type) &&
+		    type == DRM_PLANE_TYPE_PRIMARY)
+			d->plane = p->plane_id;
+		drmModeFreePlane(p);
+	}
+	drmModeFreePlaneResources(pres);
+}
+
+static int setup(struct dev *d)
+{
+	drmModeRes *res;
+	drmVersion *ver;
+	uint32_t mask = 0;
+
+	d->fd = open(d->path, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0)
+		return check(0, "setup", "%s: %s", d->path, strerror(errno)), -1;
+	if (drmSetClientCap(d->fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1) ||
+	    drmSetClientCap(d->fd, DRM_CLIENT_CAP_ATOMIC, 1))
+		return check(0, "setup", "no atomic modesetting: %s", strerror(errno)), -1;
+	if (!drmIsMaster(d->fd))
+		return check(0, "setup", "not DRM master: is another client holding the device?"), -1;
+	res = drmModeGetResources(d->fd);
+	if (res)
+		mask = find_connector(d, res);
+	drmModeFreeResources(res);
+	if (mask)
+		find_plane(d, mask);
+	if (!d->plane)
+		return check(0, "setup", "no connected connector with a CRTC and primary plane"), -1;
+	ver = drmGetVersion(d->fd);
+	diag("%s %s: connector %u, crtc %u, plane %u, mode %ux%u@%.3f Hz, other mode %ux%u",
+	     d->path, ver ? ver->name : "?", d->conn, d->crtc, d->plane, d->mode.hdisplay,
+	     d->mode.vdisplay, d->refresh, d->alt.hdisplay, d->alt.vdisplay);
+	drmFreeVersion(ver);
+	return find_props(d);
+}
+
+/* ---- main -------------------------------------------------------------- */
+
+static const struct group {
+	const char *name;
+	void (*run)(struct dev *d);
+	const char *help;
+} groups[] = {
+	{ "atomic", group_atomic,
+	  "TEST_ONLY full modesets: valid ones pass and change nothing; scaling,\n"
+	  "           a 1366-wide mode and an 8192x8192 mode fail with -EINVAL" },
+	{ "flip", group_flip,
+	  "nonblocking flips with events between two buffers: every event\n"
+	  "           arrives in commit order, sequence and timestamps increase, a\n"
+	  "           second commit while one is pending gets -EBUSY, flip rate =\n"
+	  "           refresh rate" },
+	{ "vblank", group_vblank,
+	  "drmWaitVBlank relative 1 and 10; 60 vblanks take 60 frames" },
+	{ "auth", group_auth,
+	  "an unauthenticated open gets -EACCES from GEM_FLINK/GEM_OPEN; the\n"
+	  "           master's flink works; after drmAuthMagic GEM_OPEN works" },
+	{ "prime", group_prime,
+	  "dma-buf export/import between two opens share memory (dumb mmap\n"
+	  "           on each, and mmap of the dma-buf fd); mmap at an offset" },
+	{ "bad", group_bad,
+	  "bad dumb sizes, framebuffers past their buffer, impossible mode,\n"
+	  "           flips on an off CRTC, double frees, full VRAM, closing with a\n"
+	  "           flip pending: clean errors, and the device keeps working" },
+};
+
+#define N_GROUPS (sizeof(groups) / sizeof(groups[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kmsvt-test [-d /dev/dri/cardN] [-n FLIPS] [-t PERCENT] [--all | GROUP...]\n"
+		"Check a KMS driver through the standard ioctls (libdrm).  Must be the\n"
+		"DRM master (the first to open the card; in-kernel fbdev does not count)\n"
+		"and, for the auth group, root (CAP_SYS_ADMIN is dropped for one open).\n"
+		"\n"
+		"  -d, --device PATH   device node (default /dev/dri/card0)\n"
+		"  -n, --flips N       page flips in the flip group (default 120)\n"
+		"  -t, --tolerance P   allowed flip rate / vblank timing error, percent\n"
+		"                      (default 5)\n"
+		"  -a, --all           run every group (also the default with no GROUP)\n"
+		"  -l, --list          list the groups\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"Groups, run in the order given:\n");
+	for (size_t i = 0; i < N_GROUPS; i++)
+		fprintf(f, "  %-8s %s\n", groups[i].name, groups[i].help);
+	fprintf(f,
+		"\n"
+		"Output: \"ok NAME[: detail]\" or \"not ok NAME: detail\" a check, \"# ...\"\n"
+		"diagnostics, and last \"N passed, N failed\".  Exit status 0 if all\n"
+		"passed, 1 if any failed, 2 for bad usage.  The display is left as the\n"
+		"checks leave it: the console comes back when this master closes.\n");
+}
+
+static int parse(int argc, char **argv, struct dev *d)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "flips", required_argument, NULL, 'n' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int o;
+
+	while ((o = getopt_long(argc, argv, "d:n:t:alh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'd':
+			d->path = optarg;
+			break;
+		case 'n':
+			d->flips = atoi(optarg);
+			if (d->flips < 2 || d->flips > MAX_FLIPS)
+				return fprintf(stderr, "kmsvt-test: -n 2..%d\n", MAX_FLIPS), 2;
+			break;
+		case 't':
+			d->tol = atof(optarg) / 100;
+			break;
+		case 'a':
+			break;
+		case 'l':
+			for (size_t i = 0; i < N_GROUPS; i++)
+				printf("%s\n", groups[i].name);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	return -1;
+}
+
+static const struct group *find_group(const char *name)
+{
+	for (size_t i = 0; i < N_GROUPS; i++)
+		if (!strcmp(groups[i].name, name))
+			return &groups[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct dev d = { .path = "/dev/dri/card0", .fd = -1, .flips = 120, .tol = 0.05 };
+	int ret = parse(argc, argv, &d);
+
+	if (ret >= 0)
+		return ret;
+	for (int i = optind; i < argc; i++)
+		if (!find_group(argv[i]))
+			return fprintf(stderr, "kmsvt-test: no group %s (try --list)\n", argv[i]), 2;
+	if (setup(&d) == 0) {
+		for (size_t i = 0; optind == argc && i < N_GROUPS; i++)
+			groups[i].run(&d);
+		for (int i = optind; i < argc; i++)
+			find_group(argv[i])->run(&d);
+	}
+	if (n_skip)
+		diag("%d skipped (counted as passed)", n_skip);
+	printf("%d passed, %d failed\n", n_pass, n_fail);
+	if (d.fd >= 0)
+		close(d.fd);
+	return n_fail ? 1 : 0;
+}

@@ -1,0 +1,151 @@
+"""Guest tests for the panic screen: whatever owns the display, after a
+panic the screendump shows "Kernel panic" and the crashing function.
+Each case boots its own guest; the serial log alone never counts."""
+import time
+
+import screenreader
+import test_kms
+import test_kmscube
+from harness import check
+
+CLEAR = "\033[2J\033[H"
+HOOKS = "modargs=test_hooks=1"
+DEBUGFS = "/sys/kernel/debug/dri/0"
+
+
+def crash(g, how="sysrq"):
+    """Trigger the crash; the shell does not come back."""
+    if how == "sysrq":
+        g.write("echo c > /proc/sysrq-trigger\n")
+    else:
+        g.write("echo %s > %s/panic_test\n" % (how, DEBUGFS))
+
+
+def assert_panic_screen(g, function, reason, size=None, settle=3):
+    """Wait for the panic, then read it off the screen, twice: it must stay."""
+    g.wait_for(r"panic screen drawn in \d+ us", 90)
+    time.sleep(settle)
+    img, text = g.wait_screen_text(["KERNEL PANIC", "Kernel panic", function, reason], timeout=10)
+    if size:
+        check((img.width, img.height) == size, "panic screen is %dx%d, want %dx%d" % (
+            img.width, img.height, size[0], size[1]))
+    time.sleep(3)
+    again = g.screendump()
+    check(screenreader.find_text(again, function), "panic screen did not stay")
+    return img
+
+
+def test_panic_console(ctx):
+    g = ctx.guest("panic-console", smp=2)
+    g.tty_write(CLEAR + "console text before the panic\n")
+    g.wait_screen_text("console text before the panic")
+    crash(g)
+    assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", (1280, 800))
+
+
+def test_panic_hrtimer(ctx):
+    g = ctx.guest("panic-hrtimer", cmdline=HOOKS, smp=2)
+    crash(g, "hrtimer")
+    assert_panic_screen(g, "kmsvt_test_panic_hrtimer", "panic in hrtimer callback")
+
+
+def test_panic_modeset_locked(ctx):
+    g = ctx.guest("panic-modeset", cmdline=HOOKS)
+    crash(g, "modeset")
+    assert_panic_screen(g, "kmsvt_test_panic_modeset", "modeset locks held")
+
+
+def _panic_over_modetest(ctx, fmt, size):
+    g = ctx.guest("panic-modetest-" + fmt, programs=test_kms.kms_programs(), tag="kms", smp=2)
+    conn, crtc = test_kms.ids(g.sh("kmsvt-info")[1])
+    test_kms.show_pattern(g, conn, crtc, "%dx%d@%s" % (size + (fmt,)), *size)
+    crash(g)
+    assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", size)
+
+
+def test_panic_over_modetest_xrgb8888(ctx):
+    _panic_over_modetest(ctx, "XR24", (1024, 768))
+
+
+def test_panic_over_modetest_rgb565(ctx):
+    _panic_over_modetest(ctx, "RG16", (800, 600))
+
+
+def test_panic_over_kmscube(ctx):
+    g = ctx.guest("panic-kmscube", mem=1024, smp=2, **test_kmscube.kmscube_image())
+    g.sh("sleep 1000 | kmscube >/tmp/cube.log 2>&1 &")
+    deadline = time.monotonic() + 90
+    prev = None
+    while True:
+        img = g.screendump()
+        if prev and not img.is_black() and img.pixels != prev.pixels and img.distinct_colors() > 20:
+            break
+        check(time.monotonic() < deadline, "kmscube not turning: %s" % g.sh("cat /tmp/cube.log")[1][-800:])
+        prev = img
+        time.sleep(1)
+    crash(g)
+    assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash")
+
+
+def test_oops_banner(ctx):
+    g = ctx.guest("oops-banner", cmdline="modargs=test_hooks=1,oops_banner=1")
+    g.tty_write(CLEAR + "console text before the oops\n")
+    g.wait_screen_text("console text before the oops")
+    g.write("echo oops > %s/panic_test\n" % DEBUGFS)
+    g.wait_for(r"kmsvt_test_oops", 60)
+    g.wait_screen_text(["Oops", "the system is still running"], timeout=30)
+    # The console goes on below the banner, which stays on top.
+    time.sleep(3)
+    g.wait_screen_text(["Oops", "the system is still running"], timeout=5)
+    # The writer was killed; the system runs on and answers a new shell.
+    g.wait_for(r"\n", 5)
+    time.sleep(2)
+    g.write("\n")
+    st, out = g.sh("stty -echo; PS1=; echo still alive", timeout=60)
+    check("still alive" in out, "system did not survive the oops: %r" % out)
+
+
+def test_no_banner_by_default(ctx):
+    g = ctx.guest("oops-nobanner", cmdline=HOOKS)
+    g.tty_write(CLEAR + "console text before the oops\n")
+    g.wait_screen_text("console text before the oops")
+    g.write("echo oops > %s/panic_test\n" % DEBUGFS)
+    g.wait_for(r"kmsvt_test_oops", 60)
+    time.sleep(3)
+    text = g.screen()[1]
+    check("the system is still running" not in text, "banner drawn without oops_banner=1")
+
+
+def test_panic_preview(ctx):
+    g = ctx.guest("panic-preview")
+    g.tty_write(CLEAR + "console text before the preview\n")
+    g.wait_screen_text("console text before the preview")
+    g.sh("echo reserve > %s/panic_preview" % DEBUGFS, check=True)
+    # The preview shows the kernel log, in the reserved RGB565 buffer.
+    img, _ = g.wait_screen_text(["KERNEL PANIC (preview)", "Initialized kmsvt"])
+    check((img.width, img.height) == (1024, 768), "reserve buffer is %dx%d" % (img.width, img.height))
+    g.sh("echo off > %s/panic_preview" % DEBUGFS, check=True)
+    img, text = g.wait_screen_text("console text before the preview")
+    check("KERNEL PANIC" not in text and (img.width, img.height) == (1280, 800),
+          "console not restored after the preview")
+    # "current" draws into the console's own buffer, in its format.
+    g.sh("echo current > %s/panic_preview" % DEBUGFS, check=True)
+    img, _ = g.wait_screen_text(["KERNEL PANIC (preview)", "Initialized kmsvt"])
+    check((img.width, img.height) == (1280, 800), "current preview is %dx%d" % (img.width, img.height))
+    g.sh("echo off > %s/panic_preview" % DEBUGFS, check=True)
+    st, _ = g.sh("echo bogus > %s/panic_preview" % DEBUGFS)
+    check(st != 0, "a bad preview command was accepted")
+    check(g.sh("ls %s/panic_test" % DEBUGFS)[0] != 0, "panic_test exists without test_hooks=1")
+    g.assert_no_oops()
+
+
+def test_panic_over_xorg(ctx):
+    import test_xorg
+    g, _ = test_xorg.xorg_xterm(ctx)
+    # X holds the VT in KD_GRAPHICS: console output does not reach the screen.
+    g.tty_write("console text under X\n")
+    time.sleep(1)
+    check(not screenreader.find_text(g.screendump(), "console text under X"),
+          "fbcon drew over X: the VT is not in KD_GRAPHICS")
+    crash(g)
+    assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", (1280, 800))
