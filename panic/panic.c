@@ -11,6 +11,7 @@
  * state cannot be read safely (its lock is held, the CRTC is off), the
  * screen switches to a panic buffer reserved at the top of VRAM.
  */
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/font.h>
 #include <linux/fs.h>
@@ -22,6 +23,7 @@
 #include <linux/panic_notifier.h>
 #include <linux/sched/clock.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/utsname.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_managed.h>
@@ -35,6 +37,38 @@
 #define COLOR_HEADER_FG	0xffffff
 #define COLOR_BODY_BG	0x000040
 #define COLOR_BODY_FG	0xe0e0e0
+
+enum { SCREEN_LOG = 1, SCREEN_QR = 2, SCREEN_BOTH = 3 };
+static const char * const screen_names[] = { [SCREEN_LOG] = "log", [SCREEN_QR] = "qr",
+					     [SCREEN_BOTH] = "both" };
+static int panic_screen = SCREEN_LOG;
+
+static int kmsvt_set_panic_screen(const char *val, const struct kernel_param *kp)
+{
+	int i;
+
+	for (i = SCREEN_LOG; i <= SCREEN_BOTH; i++) {
+		if (sysfs_streq(val, screen_names[i])) {
+			WRITE_ONCE(panic_screen, i);
+			return 0;
+		}
+	}
+	pr_err("kmsvt: panic_screen=%s is not supported (use log, qr or both)\n", val);
+	return -EINVAL;
+}
+
+static int kmsvt_get_panic_screen(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", screen_names[READ_ONCE(panic_screen)]);
+}
+
+static const struct kernel_param_ops kmsvt_panic_screen_ops = {
+	.set = kmsvt_set_panic_screen,
+	.get = kmsvt_get_panic_screen,
+};
+
+module_param_cb(panic_screen, &kmsvt_panic_screen_ops, NULL, 0644);
+MODULE_PARM_DESC(panic_screen, "what a panic shows: log (default), qr (QR code of the log) or both");
 
 static bool oops_banner;
 module_param(oops_banner, bool, 0644);
@@ -72,13 +106,22 @@ static void kmsvt_put(const struct kmsvt_canvas *c, u32 x, u32 y, u32 px)
 		writew(px, p);
 }
 
+/* Whole rows, 8 bytes a store where aligned: clearing is most of the work. */
 static void kmsvt_fill(const struct kmsvt_canvas *c, u32 y0, u32 rows, u32 rgb)
 {
-	u32 px = kmsvt_pack(c, rgb), x, y;
+	u32 px = kmsvt_pack(c, rgb), per = 8 / c->cpp, x, y;
+	u64 pat = c->cpp == 4 ? (u64)px << 32 | px : 0x0001000100010001ULL * (px & 0xffff);
 
-	for (y = y0; y < y0 + rows && y < c->height; y++)
-		for (x = 0; x < c->width; x++)
+	for (y = y0; y < y0 + rows && y < c->height; y++) {
+		u8 __iomem *row = c->base + y * c->pitch;
+
+		for (x = 0; x < c->width && ((uintptr_t)(row + x * c->cpp) & 7); x++)
 			kmsvt_put(c, x, y, px);
+		for (; x + per <= c->width; x += per)
+			writeq(pat, row + x * c->cpp);
+		for (; x < c->width; x++)
+			kmsvt_put(c, x, y, px);
+	}
 }
 
 /* Draw len characters of s at text cell (col, row); foreground pixels only. */
@@ -118,9 +161,9 @@ static bool kmsvt_line_unreliable(const char *start, const char *end)
  * more than the text itself.
  */
 static void kmsvt_draw_log(const struct kmsvt_canvas *c, const char *log, size_t len,
-			   u32 top, u32 bottom)
+			   u32 top, u32 bottom, u32 cols)
 {
-	u32 cols = c->width / 8, row = bottom;
+	u32 row = bottom;
 	const char *end = log + len;
 
 	while (end > log && row > top) {
@@ -145,6 +188,32 @@ static void kmsvt_draw_log(const struct kmsvt_canvas *c, const char *log, size_t
 	}
 }
 
+/*
+ * printk's timestamp ("[    2.768308] ") of the line holding @needle, in ns
+ * of local_clock(), or 0: it tells when panic() started.
+ */
+static u64 kmsvt_log_time(const char *log, size_t len, const char *needle)
+{
+	const char *p = strnstr(log, needle, len);
+	u64 sec = 0, usec = 0;
+
+	if (!p)
+		return 0;
+	while (p > log && p[-1] != '\n')
+		p--;
+	if (*p++ != '[')
+		return 0;
+	while (*p == ' ')
+		p++;
+	while (isdigit(*p))
+		sec = sec * 10 + (*p++ - '0');
+	if (*p++ != '.')
+		return 0;
+	while (isdigit(*p))
+		usec = usec * 10 + (*p++ - '0');
+	return sec * NSEC_PER_SEC + usec * NSEC_PER_USEC;
+}
+
 /* The youngest records that fit in the buffer, as plain text lines. */
 static size_t kmsvt_read_log(struct kmsvt_panic *kp)
 {
@@ -155,6 +224,7 @@ static size_t kmsvt_read_log(struct kmsvt_panic *kp)
 	kmsg_dump_get_buffer(&iter, false, kp->log, sizeof(kp->log), &len);
 	while (len && (kp->log[len - 1] == '\n' || kp->log[len - 1] == '\0'))
 		len--;
+	kp->panic_ns = kmsvt_log_time(kp->log, len, "Kernel panic - not syncing");
 	return len;
 }
 
@@ -172,14 +242,116 @@ static void kmsvt_draw_header(struct kmsvt_panic *kp, const struct kmsvt_canvas 
 	kmsvt_text(c, 1, 1, reason, n, COLOR_HEADER_FG);
 }
 
+/* Drop the unwinder's guesses from log[0..len), in place; returns the new length. */
+static size_t kmsvt_compact_log(char *log, size_t len)
+{
+	size_t in = 0, out = 0;
+
+	while (in < len) {
+		const char *nl = memchr(log + in, '\n', len - in);
+		size_t n = nl ? nl - (log + in) + 1 : len - in;
+
+		if (!kmsvt_line_unreliable(log + in, log + in + n)) {
+			memmove(log + out, log + in, n);
+			out += n;
+		}
+		in += n;
+	}
+	return out;
+}
+
+/*
+ * QR payload: the panic reason and kernel release, then as much of the log
+ * tail as the version holds, starting at a line boundary.
+ */
+static size_t kmsvt_qr_payload(struct kmsvt_panic *kp, size_t len, size_t cap)
+{
+	const char *reason = kp->reason ? kp->reason : "";
+	size_t n, tail;
+	const char *start;
+
+	n = scnprintf(kp->line, sizeof(kp->line), "KERNEL PANIC: %.*s\nLinux %s\n",
+		      (int)strcspn(reason, "\n"), reason, init_utsname()->release);
+	n = min(n, cap);
+	memcpy(kp->qr_data, kp->line, n);
+
+	len = kmsvt_compact_log(kp->log, len);
+	tail = min(len, cap - n);
+	start = kp->log + len - tail;
+	if (tail < len) {
+		const char *nl = memchr(start, '\n', tail);
+
+		if (nl)
+			start = nl + 1;
+	}
+	tail = kp->log + len - start;
+	memcpy(kp->qr_data + n, start, tail);
+	return n + tail;
+}
+
+/*
+ * Draw the QR code in a square of side px at (x0, y0): the biggest modules
+ * (at least 2 pixels) for which the payload fits.  Returns the width used.
+ */
+static u32 kmsvt_draw_qr(struct kmsvt_panic *kp, const struct kmsvt_canvas *c, size_t len,
+			 u32 x0, u32 y0, u32 px)
+{
+	u32 black = kmsvt_pack(c, 0), white = kmsvt_pack(c, 0xffffff);
+	u32 scale, side, x, y;
+	int version = 0, size;
+	size_t n;
+
+	for (scale = 8; scale >= 2; scale--) {
+		version = kmsvt_qr_fit_version(px, scale);
+		if (version && (version == KMSVT_QR_MAX_VERSION ||
+				kmsvt_qr_max_bytes(version) >= len + sizeof(kp->line)))
+			break;
+	}
+	if (!version)
+		return 0;
+	n = kmsvt_qr_payload(kp, len, kmsvt_qr_max_bytes(version));
+	size = kmsvt_qr_encode(kp->qr_data, n, kp->qr_work, sizeof(kp->qr_work),
+			       kp->qr_modules, sizeof(kp->qr_modules));
+	if (size < 0)
+		return 0;
+
+	side = (size + 2 * KMSVT_QR_QUIET_ZONE) * scale;
+	for (y = 0; y < side; y++) {
+		int my = (int)(y / scale) - KMSVT_QR_QUIET_ZONE;
+
+		for (x = 0; x < side; x++) {
+			int mx = (int)(x / scale) - KMSVT_QR_QUIET_ZONE;
+			bool dark = kmsvt_qr_module(kp->qr_modules, size, mx, my);
+
+			kmsvt_put(c, x0 + x, y0 + y, dark ? black : white);
+		}
+	}
+	return side;
+}
+
 static void kmsvt_draw_screen(struct kmsvt_panic *kp, const struct kmsvt_canvas *c,
 			      const char *title)
 {
+	int screen = READ_ONCE(panic_screen);
+	u32 top = 3 * 16, cols = c->width / 8;
 	size_t len = kmsvt_read_log(kp);
 
 	kmsvt_fill(c, 2 * 16, c->height - 2 * 16, COLOR_BODY_BG);
 	kmsvt_draw_header(kp, c, title);
-	kmsvt_draw_log(c, kp->log, len, 3, c->height / 16);
+	if (screen & SCREEN_LOG) {
+		/* With the QR code, the log keeps the left part of the screen. */
+		u32 qr_px = screen & SCREEN_QR ? min(c->height - top, c->width / 2) : 0;
+
+		kmsvt_draw_log(c, kp->log, len, 3, c->height / 16, (c->width - qr_px) / 8);
+		cols = (c->width - qr_px) / 8;
+	}
+	if (screen & SCREEN_QR) {
+		u32 px = min(c->height - top, c->width - cols * 8);
+
+		if (screen == SCREEN_QR)
+			px = min(c->height - top, c->width);
+		kmsvt_draw_qr(kp, c, len, c->width - px, top, px);
+	}
 }
 
 /*
@@ -221,13 +393,14 @@ static void kmsvt_panic_canvas(struct kmsvt_device *kdev, struct kmsvt_canvas *c
 static void kmsvt_panic_draw(struct kmsvt_panic *kp, const char *title, bool use_reserve)
 {
 	struct kmsvt_canvas c;
-	u64 t0 = local_clock();
+	u64 t0 = ktime_get_mono_fast_ns();
 
 	kmsvt_panic_canvas(kp->kdev, &c, use_reserve);
 	if (c.width < 8 * 16 || c.height < 16 * 4)
 		return;		/* too small for anything readable */
 	kmsvt_draw_screen(kp, &c, title);
-	kp->draw_ns = local_clock() - t0;
+	kp->drawn_at = ktime_get_mono_fast_ns();
+	kp->draw_ns = kp->drawn_at - t0;
 }
 
 static void kmsvt_oops_banner(struct kmsvt_panic *kp)
@@ -256,7 +429,23 @@ static void kmsvt_oops_banner(struct kmsvt_panic *kp)
 		      init_utsname()->release);
 	kmsvt_text(&c, 1, 0, kp->line, n, COLOR_HEADER_FG);
 	/* The last two log lines: usually the oops' location. */
-	kmsvt_draw_log(&c, kp->log, len, 1, 3);
+	kmsvt_draw_log(&c, kp->log, len, 1, 3, c.width / 8);
+}
+
+/*
+ * From panic()'s message to the last pixel.  The message's time is printk's
+ * local_clock(), which stops advancing with interrupts off when the TSC is
+ * unstable (common under TCG); the draw is timed with the clocksource, and
+ * the notifier's reading of both clocks links the two, to within a tick.
+ */
+static u64 kmsvt_since_panic(const struct kmsvt_panic *kp)
+{
+	u64 start;
+
+	if (!kp->panic_ns || !kp->drawn_at)
+		return 0;
+	start = kp->panic_ns + (kp->notify_mono - kp->notify_local);
+	return kp->drawn_at > start ? kp->drawn_at - start : 0;
 }
 
 #if KMSVT_KMSG_DUMP_DETAIL
@@ -272,7 +461,8 @@ static void kmsvt_kmsg_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason re
 	/* Only the first CPU to get here draws; there is one screen. */
 	if (reason == KMSG_DUMP_PANIC && !atomic_xchg(&kp->drawn, 1)) {
 		kmsvt_panic_draw(kp, "KERNEL PANIC", false);
-		pr_emerg("kmsvt: panic screen drawn in %llu us\n", div_u64(kp->draw_ns, 1000));
+		pr_emerg("kmsvt: panic screen drawn in %llu us, %llu us after panic()\n",
+			 div_u64(kp->draw_ns, 1000), div_u64(kmsvt_since_panic(kp), 1000));
 	}
 	else if (reason == KMSG_DUMP_OOPS && READ_ONCE(oops_banner))
 		kmsvt_oops_banner(kp);
@@ -283,6 +473,8 @@ static int kmsvt_panic_notify(struct notifier_block *nb, unsigned long event, vo
 {
 	struct kmsvt_panic *kp = container_of(nb, struct kmsvt_panic, nb);
 
+	kp->notify_local = local_clock();
+	kp->notify_mono = ktime_get_mono_fast_ns();
 	kp->reason = buf;
 	return NOTIFY_DONE;
 }

@@ -1,6 +1,9 @@
 """Guest tests for the panic screen: whatever owns the display, after a
 panic the screendump shows "Kernel panic" and the crashing function.
 Each case boots its own guest; the serial log alone never counts."""
+import os
+import shutil
+import subprocess
 import time
 
 import screenreader
@@ -149,3 +152,51 @@ def test_panic_over_xorg(ctx):
           "fbcon drew over X: the VT is not in KD_GRAPHICS")
     crash(g)
     assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", (1280, 800))
+
+
+def _decode_qr(img, tmpdir):
+    """Decode the QR code on the screen with zbarimg; return its text."""
+    path = os.path.join(tmpdir, "qr.pgm")
+    with open(path, "wb") as f:
+        f.write(b"P5\n%d %d\n255\n" % (img.width, img.height))
+        f.write(bytes(img.pixels[i] for i in range(0, len(img.pixels), 3)))
+    zbar = shutil.which("zbarimg")
+    check(zbar, "zbarimg missing: run make deps (zbar-tools)")
+    res = subprocess.run([zbar, "--nodbus", "--raw", "-q", "-Sbinary", path], capture_output=True)
+    check(res.returncode == 0 and res.stdout, "zbarimg found no QR code (rc %d)" % res.returncode)
+    return res.stdout.decode(errors="replace")
+
+
+def _panic_qr(ctx, screen):
+    g = ctx.guest("panic-qr-" + screen, cmdline="modargs=panic_screen=" + screen)
+    crash(g)
+    g.wait_for(r"panic screen drawn in \d+ us", 90)
+    time.sleep(3)
+    img = g.screendump(save_as="%s-qr.ppm" % g.name)
+    text = _decode_qr(img, g.tmp)
+    check("sysrq triggered crash" in text and "KERNEL PANIC" in text,
+          "QR code does not carry the reason: %r" % text[:500])
+    check("sysrq_handle_crash" in text, "QR code lacks the call trace: %r" % text[-1500:])
+    return g, img
+
+
+def test_panic_qr(ctx):
+    g, img = _panic_qr(ctx, "qr")
+    check(screenreader.find_text(img, "KERNEL PANIC"), "no header over the QR code")
+
+
+def test_panic_qr_and_log(ctx):
+    g, img = _panic_qr(ctx, "both")
+    check(screenreader.contains_all(img, ["KERNEL PANIC", "sysrq_handle_crash"]),
+          "log not readable beside the QR code")
+
+
+def test_panic_screen_parameter(ctx):
+    g = ctx.guest("panic-param", cmdline="drv=none")
+    st, _ = g.sh("modprobe kmsvt panic_screen=photo")
+    check(st != 0, "panic_screen=photo accepted")
+    check("panic_screen=photo is not supported" in g.dmesg(), "no clear message")
+    g.sh("modprobe kmsvt panic_screen=both", check=True)
+    _, val = g.sh("cat /sys/module/kmsvt/parameters/panic_screen")
+    check(val.strip() == "both", "panic_screen reads %r" % val)
+    g.assert_no_oops()
