@@ -53,6 +53,7 @@ run: deps
 
 test: deps
 	$(MAKE) all
+	$(MAKE) check
 	$(PYTHON) tests/run.py
 
 bench: deps

@@ -163,7 +163,9 @@ static void kmsvt_fb_imageblit(struct fb_info *info, const struct fb_image *imag
 static const struct fb_ops kmsvt_fb_ops = {
 	.fb_open = kmsvt_fb_open,
 	.fb_release = kmsvt_fb_release,
-	KMSVT_FB_IOMEM_RDWR_MMAP,
+	.fb_read = kmsvt_fb_read,
+	.fb_write = kmsvt_fb_write,
+	.fb_mmap = kmsvt_fb_mmap,
 	.fb_fillrect = kmsvt_fb_fillrect,
 	.fb_copyarea = kmsvt_fb_copyarea,
 	.fb_imageblit = kmsvt_fb_imageblit,

@@ -50,6 +50,8 @@ static int kmsvt_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma
 	struct kmsvt_device *kdev = to_kmsvt(obj->dev);
 	unsigned long pfn = (kdev->vram_base + to_kmsvt_bo(obj)->node.start) >> PAGE_SHIFT;
 
+	/* vm_pgoff is the fake offset plus, for a dma-buf mmap, the page offset. */
+	pfn += vma->vm_pgoff - drm_vma_node_start(&obj->vma_node);
 	kmsvt_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
 	return io_remap_pfn_range(vma, vma->vm_start, pfn, vma->vm_end - vma->vm_start,

@@ -35,9 +35,13 @@ static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 
 /* 6.6 stopped defaulting fb_ops' read/write/mmap to the I/O-memory helpers. */
 #if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
-#define KMSVT_FB_IOMEM_RDWR_MMAP __FB_DEFAULT_IOMEM_OPS_RDWR, __FB_DEFAULT_IOMEM_OPS_MMAP
+#define kmsvt_fb_read fb_io_read
+#define kmsvt_fb_write fb_io_write
+#define kmsvt_fb_mmap fb_io_mmap
 #else
-#define KMSVT_FB_IOMEM_RDWR_MMAP .fb_read = NULL
+#define kmsvt_fb_read NULL
+#define kmsvt_fb_write NULL
+#define kmsvt_fb_mmap NULL
 #endif
 
 /* 6.6 removed FBINFO_DEFAULT (it was 0). */
@@ -45,13 +49,14 @@ static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 #define FBINFO_DEFAULT 0
 #endif
 
-/* 6.6 made the PRIME ioctls work without driver callbacks. */
+/* 6.6 made the PRIME ioctls and dma-buf mmap work without driver callbacks. */
 #if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
 #define KMSVT_PRIME_CALLBACKS
 #else
 #define KMSVT_PRIME_CALLBACKS					\
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,	\
-	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,	\
+	.gem_prime_mmap = drm_gem_prime_mmap,
 #endif
 
 /* 6.12 passes kmsg dumpers a struct kmsg_dump_detail. */

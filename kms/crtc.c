@@ -44,14 +44,19 @@ static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 {
 	struct kmsvt_device *kdev = container_of(timer, struct kmsvt_device, vblank_timer);
 
+	/*
+	 * Forward first, skipping periods a late run missed: the vblank
+	 * timestamp is the expiry before the new one, and the core counts
+	 * missed vblanks from the timestamps.
+	 */
+	hrtimer_forward_now(timer, kdev->frame_period);
+
 	raw_spin_lock(&kdev->scanout_lock);
 	kmsvt_apply_pending(kdev);
 	raw_spin_unlock(&kdev->scanout_lock);
 
-	if (drm_crtc_handle_vblank(&kdev->crtc)) {
-		hrtimer_forward_now(timer, kdev->frame_period);
+	if (drm_crtc_handle_vblank(&kdev->crtc))
 		return HRTIMER_RESTART;
-	}
 
 	/* vblank was switched off meanwhile: stop, and flush a late flip. */
 	raw_spin_lock(&kdev->scanout_lock);
@@ -90,6 +95,20 @@ static void kmsvt_disable_vblank(struct drm_crtc *crtc)
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 }
 
+/* The latest vblank: one period before the timer's next expiry. */
+static bool kmsvt_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
+				       ktime_t *vblank_time, bool in_vblank_irq)
+{
+	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
+
+	if (!READ_ONCE(kdev->vblank_running)) {
+		*vblank_time = ktime_get();
+		return true;
+	}
+	*vblank_time = ktime_sub(hrtimer_get_expires(&kdev->vblank_timer), kdev->frame_period);
+	return true;
+}
+
 static const struct drm_crtc_funcs kmsvt_crtc_funcs = {
 	.reset = drm_atomic_helper_crtc_reset,
 	.destroy = drm_crtc_cleanup,
@@ -99,6 +118,7 @@ static const struct drm_crtc_funcs kmsvt_crtc_funcs = {
 	.atomic_destroy_state = drm_atomic_helper_crtc_destroy_state,
 	.enable_vblank = kmsvt_enable_vblank,
 	.disable_vblank = kmsvt_disable_vblank,
+	.get_vblank_timestamp = kmsvt_get_vblank_timestamp,
 };
 
 static enum drm_mode_status kmsvt_crtc_mode_valid(struct drm_crtc *crtc,

@@ -27,8 +27,11 @@ enum drm_mode_status kmsvt_mode_valid(struct kmsvt_device *kdev,
 		return MODE_BAD_HVALUE;
 	if (mode->vdisplay > DISPI_MAX_YRES)
 		return MODE_BAD_VVALUE;
-	/* Every mode must fit at 32 bpp, with room for a second buffer to flip to. */
-	if (size * 2 > kdev->vram_size)
+	/*
+	 * Every mode must fit at 32 bpp, with room for a second buffer to flip
+	 * to, in the VRAM the allocator hands out (the panic buffer is not).
+	 */
+	if (size * 2 > kdev->panic_reserve.offset)
 		return MODE_MEM;
 	return MODE_OK;
 }

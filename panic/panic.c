@@ -355,6 +355,26 @@ static void kmsvt_draw_screen(struct kmsvt_panic *kp, const struct kmsvt_canvas 
 }
 
 /*
+ * Copy the scanout state if its lock is free, and say whether it is being
+ * shown; with @stop_flips also drop a flip that has not latched yet.
+ * Interrupts are off.
+ */
+static bool kmsvt_scanout_snapshot(struct kmsvt_device *kdev, struct kmsvt_scanout *so,
+				   bool stop_flips)
+{
+	bool on;
+
+	if (!raw_spin_trylock(&kdev->scanout_lock))
+		return false;
+	if (stop_flips)
+		kdev->pending_valid = false;
+	*so = kdev->scanout;
+	on = kdev->scanout_on;
+	raw_spin_unlock(&kdev->scanout_lock);
+	return on;
+}
+
+/*
  * Take the screen for the panic: stop flips and vblank from touching DISPI,
  * and describe what is scanned out.  Falls back to the reserved buffer when
  * the scanout state is unknown.
@@ -366,15 +386,10 @@ static void kmsvt_panic_canvas(struct kmsvt_device *kdev, struct kmsvt_canvas *c
 	unsigned long flags;
 	bool have = false;
 
-	if (raw_spin_trylock_irqsave(&kdev->scanout_lock, flags)) {
-		WRITE_ONCE(kdev->panicked, true);
-		kdev->pending_valid = false;
-		so = kdev->scanout;
-		have = kdev->scanout_on && !use_reserve;
-		raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
-	} else {
-		WRITE_ONCE(kdev->panicked, true);
-	}
+	WRITE_ONCE(kdev->panicked, true);
+	local_irq_save(flags);
+	have = kmsvt_scanout_snapshot(kdev, &so, true) && !use_reserve;
+	local_irq_restore(flags);
 
 	if (!have) {
 		so = kdev->panic_reserve;
@@ -412,11 +427,9 @@ static void kmsvt_oops_banner(struct kmsvt_panic *kp)
 	size_t len, n;
 	bool have;
 
-	if (!raw_spin_trylock_irqsave(&kdev->scanout_lock, flags))
-		return;
-	so = kdev->scanout;
-	have = kdev->scanout_on;
-	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	local_irq_save(flags);
+	have = kmsvt_scanout_snapshot(kdev, &so, false);
+	local_irq_restore(flags);
 	if (!have)
 		return;
 
@@ -448,14 +461,8 @@ static u64 kmsvt_since_panic(const struct kmsvt_panic *kp)
 	return kp->drawn_at > start ? kp->drawn_at - start : 0;
 }
 
-#if KMSVT_KMSG_DUMP_DETAIL
-static void kmsvt_kmsg_dump(struct kmsg_dumper *dumper, struct kmsg_dump_detail *detail)
+static void kmsvt_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason reason)
 {
-	enum kmsg_dump_reason reason = detail->reason;
-#else
-static void kmsvt_kmsg_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason reason)
-{
-#endif
 	struct kmsvt_panic *kp = container_of(dumper, struct kmsvt_panic, dumper);
 
 	/* Only the first CPU to get here draws; there is one screen. */
@@ -463,10 +470,22 @@ static void kmsvt_kmsg_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason re
 		kmsvt_panic_draw(kp, "KERNEL PANIC", false);
 		pr_emerg("kmsvt: panic screen drawn in %llu us, %llu us after panic()\n",
 			 div_u64(kp->draw_ns, 1000), div_u64(kmsvt_since_panic(kp), 1000));
-	}
-	else if (reason == KMSG_DUMP_OOPS && READ_ONCE(oops_banner))
+	} else if (reason == KMSG_DUMP_OOPS && READ_ONCE(oops_banner)) {
 		kmsvt_oops_banner(kp);
+	}
 }
+
+#if KMSVT_KMSG_DUMP_DETAIL
+static void kmsvt_kmsg_dump(struct kmsg_dumper *dumper, struct kmsg_dump_detail *detail)
+{
+	kmsvt_dump(dumper, detail->reason);
+}
+#else
+static void kmsvt_kmsg_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason reason)
+{
+	kmsvt_dump(dumper, reason);
+}
+#endif
 
 /* panic()'s notifiers run before the kmsg dump: keep the reason for the header. */
 static int kmsvt_panic_notify(struct notifier_block *nb, unsigned long event, void *buf)

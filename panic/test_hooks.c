@@ -34,8 +34,9 @@ static noinline void kmsvt_test_panic_modeset(struct kmsvt_device *kdev)
 
 static noinline void kmsvt_test_oops(void)
 {
-	int *volatile p = NULL;
+	int *p = NULL;
 
+	OPTIMIZER_HIDE_VAR(p);	/* a real dereference, not one the compiler drops */
 	*p = 0x6b6b6b6b;
 }
 

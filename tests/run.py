@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import initramfs  # noqa: E402
 
-GUEST_MODULES = ["test_console", "test_kms", "test_kmscube", "test_xorg", "test_panic"]
+GUEST_MODULES = ["test_console", "test_kms", "test_client", "test_kmscube", "test_xorg", "test_panic"]
 
 
 def require_tools():
@@ -33,7 +33,12 @@ def require_tools():
 
 
 def unit_tests():
-    suite = unittest.defaultTestLoader.discover(os.path.dirname(__file__), pattern="test_screenreader.py")
+    """Host tests: the screen reader and the panic QR encoder."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    loader = unittest.defaultTestLoader
+    suite = unittest.TestSuite([loader.discover(here, pattern="test_screenreader.py"),
+                                loader.discover(os.path.join(here, "qr"), pattern="test_qr.py",
+                                                top_level_dir=os.path.join(here, "qr"))])
     res = unittest.TextTestRunner(verbosity=1, stream=sys.stdout).run(suite)
     failed = len(res.failures) + len(res.errors)
     return res.testsRun - failed - len(res.skipped), failed + len(res.skipped)

@@ -54,22 +54,29 @@ def close_to(got, want, tol=24):
     return all(abs(a - b) < tol for a, b in zip(got, want))
 
 
+def bars_shown(img, w, h):
+    """The three first SMPTE bars at w x h, or a description of what is there."""
+    if (img.width, img.height) != (w, h):
+        return "%dx%d" % (img.width, img.height)
+    for i, want in enumerate(BARS):
+        x = (2 * i + 1) * w // 14
+        if not close_to(img.pixel(x, h // 3), want):
+            return "bar %d at (%d,%d) is %r, want %r" % (i, x, h // 3, img.pixel(x, h // 3), want)
+    return None
+
+
 def show_pattern(g, conn, crtc, spec, w, h, timeout=30):
     """Run modetest -s until its pattern is on screen at w x h; return the shot."""
     g.sh("sleep 1000 | modetest -M kmsvt -s %s@%s:%s >/tmp/mt.log 2>&1 &" % (conn, crtc, spec))
     deadline = time.monotonic() + timeout
     while True:
         img = g.screendump()
-        if (img.width, img.height) == (w, h) and close_to(img.pixel(w // 14, h // 3), BARS[0]):
-            break
-        check(time.monotonic() < deadline, "%s: pattern never shown: %dx%d, log: %s" % (
-            spec, img.width, img.height, g.sh("cat /tmp/mt.log")[1][-1500:]))
+        wrong = bars_shown(img, w, h)
+        if not wrong:
+            return img
+        check(time.monotonic() < deadline, "%s: pattern never shown: %s; log: %s" % (
+            spec, wrong, g.sh("cat /tmp/mt.log")[1][-1500:]))
         time.sleep(0.3)
-    for i, want in enumerate(BARS):
-        x = (2 * i + 1) * w // 14
-        check(close_to(img.pixel(x, h // 3), want),
-              "%s: bar %d at (%d,%d) is %r, want %r" % (spec, i, x, h // 3, img.pixel(x, h // 3), want))
-    return img
 
 
 def stop_modetest(g):
@@ -129,4 +136,22 @@ def test_modetest_vsync_rate(ctx):
     median = rates[len(rates) // 2]
     check(abs(median - refresh) <= 0.02 * refresh,
           "vsynced flip rate %.2f Hz, mode refresh %d Hz" % (median, refresh))
+    g.assert_no_oops()
+
+
+def test_connector_reprobe(ctx):
+    g = kms_guest(ctx, "reprobe")
+    status = "/sys/class/drm/card0-Virtual-1/status"
+    g.sh("echo off > %s" % status, check=True)
+    check("disconnected" in g.sh("kmsvt-info")[1], "forcing the connector off had no effect")
+    g.sh("echo detect > %s" % status, check=True)
+    info = g.sh("kmsvt-info -m")[1]
+    check(re.search(r"Virtual-1 connected", info) and re.search(r"1280x800@\d+ preferred", info),
+          "re-probe did not find the monitor again: %r" % info)
+    _, st = g.sh("cat %s" % status)
+    check(st.strip() == "connected", "status reads %r" % st)
+    g.tty_write(CLEAR + "console after re-probe\n")
+    g.wait_screen_text("console after re-probe")
+    st, _ = g.sh("echo bogus > %s" % status)
+    check(st != 0, "bogus connector status accepted")
     g.assert_no_oops()

@@ -349,6 +349,21 @@ static int commit_flip(const struct dev *d, uint32_t fb, uint32_t flags, uint64_
 	return ret;
 }
 
+/*
+ * A closed client's buffers go back to VRAM only when the last commit that
+ * used them is cleaned up, a frame or two later: retry -ENOSPC for a while.
+ */
+static int buf_create_wait(int fd, uint32_t w, uint32_t h, struct buf *b)
+{
+	int ret, tries = 0;
+
+	while ((ret = buf_create(fd, w, h, b)) == -ENOSPC && tries++ < 40)
+		usleep(25000);
+	if (!ret && tries)
+		diag("VRAM for a %ux%u buffer came back after %d ms", w, h, tries * 25);
+	return ret;
+}
+
 /* Our modeset with scan[0], unless it is already up.  Returns -errno. */
 static int need_active(struct dev *d)
 {
@@ -359,7 +374,7 @@ static int need_active(struct dev *d)
 	for (int i = 0; i < 2; i++) {
 		if (d->scan[i].fb)
 			continue;
-		ret = buf_create(d->fd, d->mode.hdisplay, d->mode.vdisplay, &d->scan[i]);
+		ret = buf_create_wait(d->fd, d->mode.hdisplay, d->mode.vdisplay, &d->scan[i]);
 		if (ret)
 			return ret;
 		fill(d->fd, &d->scan[i], i ? 0x00204080 : 0x00804020);
