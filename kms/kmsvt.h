@@ -152,6 +152,8 @@ void kmsvt_panic_banner_clear(struct kmsvt_device *kdev);
 void kmsvt_panic_reserve(struct kmsvt_device *kdev);
 void kmsvt_panic_debugfs_init(struct kmsvt_device *kdev, struct dentry *root);
 void kmsvt_panic_test_debugfs_init(struct kmsvt_device *kdev, struct dentry *root);
+int kmsvt_debugfs_word(const char __user *ubuf, size_t len, char *buf, size_t size,
+		       char **word);
 
 /* fbdev/fbdev.c */
 void kmsvt_fbdev_init(struct kmsvt_device *kdev);

@@ -552,6 +552,19 @@ static void kmsvt_panic_preview_end(struct kmsvt_device *kdev)
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 }
 
+/* The one word written to a debugfs file, white space trimmed, in *word. */
+int kmsvt_debugfs_word(const char __user *ubuf, size_t len, char *buf, size_t size,
+		       char **word)
+{
+	if (len >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	*word = strim(buf);
+	return 0;
+}
+
 /*
  * debugfs panic_preview: "current" draws the panic screen into the buffer
  * being scanned out (destroying what it shows), "reserve" into the reserved
@@ -561,17 +574,14 @@ static ssize_t kmsvt_preview_write(struct file *file, const char __user *ubuf, s
 				   loff_t *ppos)
 {
 	struct kmsvt_panic *kp = file->private_data;
-	char buf[16];
+	char buf[16], *word;
+	int ret = kmsvt_debugfs_word(ubuf, len, buf, sizeof(buf), &word);
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	strim(buf);
-	if (!strcmp(buf, "current") || !strcmp(buf, "reserve"))
-		kmsvt_panic_draw(kp, "KERNEL PANIC (preview)", buf[0] == 'r');
-	else if (!strcmp(buf, "off"))
+	if (ret)
+		return ret;
+	if (!strcmp(word, "current") || !strcmp(word, "reserve"))
+		kmsvt_panic_draw(kp, "KERNEL PANIC (preview)", word[0] == 'r');
+	else if (!strcmp(word, "off"))
 		kmsvt_panic_preview_end(kp->kdev);
 	else
 		return -EINVAL;

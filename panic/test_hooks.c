@@ -44,21 +44,18 @@ static ssize_t kmsvt_panic_test_write(struct file *file, const char __user *ubuf
 				      loff_t *ppos)
 {
 	struct kmsvt_device *kdev = file->private_data;
-	char buf[16];
+	char buf[16], *word;
+	int ret = kmsvt_debugfs_word(ubuf, len, buf, sizeof(buf), &word);
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	strim(buf);
-	if (!strcmp(buf, "hrtimer")) {
+	if (ret)
+		return ret;
+	if (!strcmp(word, "hrtimer")) {
 		hrtimer_init(&kmsvt_test_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 		kmsvt_test_timer.function = kmsvt_test_panic_hrtimer;
 		hrtimer_start(&kmsvt_test_timer, ms_to_ktime(10), HRTIMER_MODE_REL);
-	} else if (!strcmp(buf, "modeset")) {
+	} else if (!strcmp(word, "modeset")) {
 		kmsvt_test_panic_modeset(kdev);
-	} else if (!strcmp(buf, "oops")) {
+	} else if (!strcmp(word, "oops")) {
 		kmsvt_test_oops();
 	} else {
 		return -EINVAL;
