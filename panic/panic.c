@@ -96,14 +96,17 @@ static u32 kmsvt_pack(const struct kmsvt_canvas *c, u32 rgb)
 	}
 }
 
-static void kmsvt_put(const struct kmsvt_canvas *c, u32 x, u32 y, u32 px)
+static void kmsvt_put_at(const struct kmsvt_canvas *c, u8 __iomem *p, u32 px)
 {
-	u8 __iomem *p = c->base + y * c->pitch + x * c->cpp;
-
 	if (c->cpp == 4)
 		writel(px, p);
 	else
 		writew(px, p);
+}
+
+static void kmsvt_put(const struct kmsvt_canvas *c, u32 x, u32 y, u32 px)
+{
+	kmsvt_put_at(c, c->base + y * c->pitch + x * c->cpp, px);
 }
 
 /* Whole rows, 8 bytes a store where aligned: clearing is most of the work. */
@@ -124,23 +127,86 @@ static void kmsvt_fill(const struct kmsvt_canvas *c, u32 y0, u32 rows, u32 rgb)
 	}
 }
 
-/* Draw len characters of s at text cell (col, row); foreground pixels only. */
-static void kmsvt_text(const struct kmsvt_canvas *c, u32 col, u32 row, const char *s,
-		       size_t len, u32 rgb)
+/*
+ * The 8-byte words of a glyph row: ink[bits] for the 2 (XRGB8888) or 4
+ * (16 bpp) pixels of the @bits' width, leftmost pixel in the highest bit
+ * and in the lowest bytes (pixels are little endian).
+ */
+struct kmsvt_ink {
+	u64 word[16];
+	u32 fg;
+	u32 bg;
+};
+
+static void kmsvt_ink_init(const struct kmsvt_canvas *c, struct kmsvt_ink *ink, u32 fg_rgb,
+			   u32 bg_rgb)
 {
-	const struct font_desc *font = &font_vga_8x16;
-	const u8 *glyphs = font->data;
-	u32 px = kmsvt_pack(c, rgb);
-	size_t i;
-	u32 gy, gx;
+	u32 per = 8 / c->cpp, bits, k;
 
-	for (i = 0; i < len && (col + i + 1) * 8 <= c->width; i++) {
-		const u8 *g = glyphs + (u8)s[i] * 16;
+	ink->fg = kmsvt_pack(c, fg_rgb);
+	ink->bg = kmsvt_pack(c, bg_rgb);
+	for (bits = 0; bits < 1u << per; bits++) {
+		u64 v = 0;
 
-		for (gy = 0; gy < 16; gy++)
-			for (gx = 0; gx < 8; gx++)
-				if (g[gy] & (0x80 >> gx))
-					kmsvt_put(c, (col + i) * 8 + gx, row * 16 + gy, px);
+		for (k = 0; k < per; k++) {
+			u64 px = bits & (1u << (per - 1 - k)) ? ink->fg : ink->bg;
+
+			v |= px << (8 * c->cpp * k);
+		}
+		ink->word[bits] = v;
+	}
+}
+
+/* The 8 pixels of one glyph row at p: foreground where a bit is set. */
+static void kmsvt_cell_row(const struct kmsvt_canvas *c, const struct kmsvt_ink *ink,
+			   u8 __iomem *p, u8 bits)
+{
+	u32 i;
+
+	if ((uintptr_t)p & 7) {
+		for (i = 0; i < 8; i++)
+			kmsvt_put_at(c, p + i * c->cpp, bits & (0x80 >> i) ? ink->fg : ink->bg);
+	} else if (c->cpp == 4) {
+		writeq(ink->word[bits >> 6], p);
+		writeq(ink->word[(bits >> 4) & 3], p + 8);
+		writeq(ink->word[(bits >> 2) & 3], p + 16);
+		writeq(ink->word[bits & 3], p + 24);
+	} else {
+		writeq(ink->word[bits >> 4], p);
+		writeq(ink->word[bits & 15], p + 8);
+	}
+}
+
+/*
+ * Draw text row @row, cells [0, cells): s[0..len) in the cells from @col
+ * on, background everywhere else, to the right edge when @cells is the
+ * screen's width.  Every pixel is written once, so a text row costs about
+ * as much as clearing it.
+ */
+static void kmsvt_text_row(const struct kmsvt_canvas *c, u32 row, u32 cells, u32 col,
+			   const char *s, size_t len, u32 fg_rgb, u32 bg_rgb)
+{
+	const u8 *glyphs = font_vga_8x16.data;
+	bool to_edge = cells >= c->width / 8;
+	struct kmsvt_ink ink;
+	u32 gy, cell, x;
+
+	kmsvt_ink_init(c, &ink, fg_rgb, bg_rgb);
+	cells = min(cells, c->width / 8);
+	col = min(col, cells);
+	len = min_t(size_t, len, cells - col);
+	for (gy = 0; gy < 16 && row * 16 + gy < c->height; gy++) {
+		u32 y = row * 16 + gy, step = 8 * c->cpp;
+		u8 __iomem *p = c->base + y * c->pitch;
+
+		for (cell = 0; cell < col; cell++, p += step)
+			kmsvt_cell_row(c, &ink, p, 0);
+		for (; cell < col + len; cell++, p += step)
+			kmsvt_cell_row(c, &ink, p, glyphs[(u8)s[cell - col] * 16 + gy]);
+		for (; cell < cells; cell++, p += step)
+			kmsvt_cell_row(c, &ink, p, 0);
+		for (x = cells * 8; to_edge && x < c->width; x++)
+			kmsvt_put(c, x, y, ink.bg);
 	}
 }
 
@@ -156,12 +222,12 @@ static bool kmsvt_line_unreliable(const char *start, const char *end)
 }
 
 /*
- * Draw the lines of log[0..len) wrapped to the screen width, newest at the
- * bottom, into text rows [top, bottom).  Walks backwards, so it never needs
- * more than the text itself.
+ * Draw the lines of log[0..len) wrapped to @cols, newest at the bottom, into
+ * text rows [top, bottom); rows left over are cleared.  Walks backwards, so
+ * it never needs more than the text itself.
  */
 static void kmsvt_draw_log(const struct kmsvt_canvas *c, const char *log, size_t len,
-			   u32 top, u32 bottom, u32 cols)
+			   u32 top, u32 bottom, u32 cols, u32 fg, u32 bg)
 {
 	u32 row = bottom;
 	const char *end = log + len;
@@ -181,11 +247,12 @@ static void kmsvt_draw_log(const struct kmsvt_canvas *c, const char *log, size_t
 			size_t off = (size_t)i * cols;
 
 			row--;
-			kmsvt_text(c, 0, row, start + off, min_t(size_t, cols, end - start - off),
-				   COLOR_BODY_FG);
+			kmsvt_text_row(c, row, cols, 0, start + off,
+				       min_t(size_t, cols, end - start - off), fg, bg);
 		}
 		end = start > log ? start - 1 : log;
 	}
+	kmsvt_fill(c, top * 16, (row - top) * 16, bg);
 }
 
 /*
@@ -214,6 +281,13 @@ static u64 kmsvt_log_time(const char *log, size_t len, const char *needle)
 	return sec * NSEC_PER_SEC + usec * NSEC_PER_USEC;
 }
 
+/*
+ * A screen, even a tall one, or a QR code holds fewer lines than this;
+ * starting the dump here spares kmsg_dump_get_buffer() a walk over the
+ * whole ring buffer (the boot log) to find which records fit.
+ */
+#define KMSVT_LOG_RECORDS	192
+
 /* The youngest records that fit in the buffer, as plain text lines. */
 static size_t kmsvt_read_log(struct kmsvt_panic *kp)
 {
@@ -221,6 +295,8 @@ static size_t kmsvt_read_log(struct kmsvt_panic *kp)
 	size_t len = 0;
 
 	kmsg_dump_rewind(&iter);
+	if (iter.next_seq - iter.cur_seq > KMSVT_LOG_RECORDS)
+		iter.cur_seq = iter.next_seq - KMSVT_LOG_RECORDS;
 	kmsg_dump_get_buffer(&iter, false, kp->log, sizeof(kp->log), &len);
 	while (len && (kp->log[len - 1] == '\n' || kp->log[len - 1] == '\0'))
 		len--;
@@ -234,12 +310,13 @@ static void kmsvt_draw_header(struct kmsvt_panic *kp, const struct kmsvt_canvas 
 	const char *reason = kp->reason ? kp->reason : "";
 	size_t n;
 
-	kmsvt_fill(c, 0, 2 * 16, COLOR_HEADER_BG);
+	u32 cells = c->width / 8;
+
 	n = scnprintf(kp->line, sizeof(kp->line), "%s - Linux %s - kmsvt", title,
 		      init_utsname()->release);
-	kmsvt_text(c, 1, 0, kp->line, n, COLOR_HEADER_FG);
+	kmsvt_text_row(c, 0, cells, 1, kp->line, n, COLOR_HEADER_FG, COLOR_HEADER_BG);
 	n = strcspn(reason, "\n");
-	kmsvt_text(c, 1, 1, reason, n, COLOR_HEADER_FG);
+	kmsvt_text_row(c, 1, cells, 1, reason, n, COLOR_HEADER_FG, COLOR_HEADER_BG);
 }
 
 /* Drop the unwinder's guesses from log[0..len), in place; returns the new length. */
@@ -333,16 +410,26 @@ static void kmsvt_draw_screen(struct kmsvt_panic *kp, const struct kmsvt_canvas 
 			      const char *title)
 {
 	int screen = READ_ONCE(panic_screen);
-	u32 top = 3 * 16, cols = c->width / 8;
+	u32 top = 3 * 16, cols = c->width / 8, rows = c->height / 16;
 	size_t len = kmsvt_read_log(kp);
 
-	kmsvt_fill(c, 2 * 16, c->height - 2 * 16, COLOR_BODY_BG);
+	/*
+	 * The text rows cover the log screen, each pixel written once; the
+	 * QR code leaves parts of the body to clear first.
+	 */
+	if (screen == SCREEN_LOG) {
+		kmsvt_fill(c, 2 * 16, 16, COLOR_BODY_BG);
+		kmsvt_fill(c, rows * 16, c->height - rows * 16, COLOR_BODY_BG);
+	} else {
+		kmsvt_fill(c, 2 * 16, c->height - 2 * 16, COLOR_BODY_BG);
+	}
 	kmsvt_draw_header(kp, c, title);
 	if (screen & SCREEN_LOG) {
 		/* With the QR code, the log keeps the left part of the screen. */
 		u32 qr_px = screen & SCREEN_QR ? min(c->height - top, c->width / 2) : 0;
 
-		kmsvt_draw_log(c, kp->log, len, 3, c->height / 16, (c->width - qr_px) / 8);
+		kmsvt_draw_log(c, kp->log, len, 3, rows, (c->width - qr_px) / 8,
+			       COLOR_BODY_FG, COLOR_BODY_BG);
 		cols = (c->width - qr_px) / 8;
 	}
 	if (screen & SCREEN_QR) {
@@ -437,12 +524,11 @@ static void kmsvt_oops_banner(struct kmsvt_panic *kp)
 				   so.width, so.height };
 	len = kmsvt_read_log(kp);
 	WRITE_ONCE(kdev->banner_height, 3 * 16);
-	kmsvt_fill(&c, 0, 3 * 16, COLOR_HEADER_BG);
 	n = scnprintf(kp->line, sizeof(kp->line), "Oops - Linux %s - the system is still running",
 		      init_utsname()->release);
-	kmsvt_text(&c, 1, 0, kp->line, n, COLOR_HEADER_FG);
+	kmsvt_text_row(&c, 0, c.width / 8, 1, kp->line, n, COLOR_HEADER_FG, COLOR_HEADER_BG);
 	/* The last two log lines: usually the oops' location. */
-	kmsvt_draw_log(&c, kp->log, len, 1, 3, c.width / 8);
+	kmsvt_draw_log(&c, kp->log, len, 1, 3, c.width / 8, COLOR_BODY_FG, COLOR_HEADER_BG);
 }
 
 /*

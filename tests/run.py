@@ -33,10 +33,13 @@ def require_tools():
 
 
 def unit_tests():
-    """Host tests: the screen reader and the panic QR encoder."""
+    """Host tests: the screen reader, the panic QR encoder and the panic
+    path's rules (builds the module once more per kernel, with gcc's call
+    graph)."""
     here = os.path.dirname(os.path.abspath(__file__))
     loader = unittest.defaultTestLoader
     suite = unittest.TestSuite([loader.discover(here, pattern="test_screenreader.py"),
+                                loader.discover(here, pattern="test_panic_path.py"),
                                 loader.discover(os.path.join(here, "qr"), pattern="test_qr.py",
                                                 top_level_dir=os.path.join(here, "qr"))])
     res = unittest.TextTestRunner(verbosity=1, stream=sys.stdout).run(suite)
