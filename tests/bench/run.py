@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""Run the kmsvt benchmarks (`make bench`): for now the boot-to-console
-benchmark, kmsvt against in-tree bochs, on every target kernel (or the
-releases given).  Prints one table a kernel, with the ratios kmsvt/bochs,
-and exits non-zero if any boot failed.
+"""Run the kmsvt benchmarks (`make bench`), kmsvt against in-tree bochs,
+on every target kernel (or the releases given), in this order:
 
-usage: tests/bench/run.py [-n BOOTS] [--markdown] [KERNEL_RELEASE ...]
+  boot   boot to the first fbcon frame (tests/bench/boot.py)
+  kms    page flips, vblank waits, atomic commits, dumb buffer mmap
+         bandwidth and create/destroy with kmsvt-bench (tests/bench/kms.py)
+
+Each prints one table a kernel, with the ratios kmsvt/bochs.  --only picks
+some of them (e.g. --only kms).  Exits non-zero if any boot failed.
+
+usage: tests/bench/run.py [-n BOOTS] [--markdown] [--only NAME,...] [KERNEL_RELEASE ...]
 """
 import argparse
 import datetime
@@ -24,6 +29,7 @@ for p in (TESTS, BENCH):
 import initramfs  # noqa: E402
 import vm  # noqa: E402
 import boot  # noqa: E402
+import kms  # noqa: E402
 
 
 def require_tools():
@@ -68,53 +74,89 @@ def git_head():
     return head or "unknown"
 
 
+def run_boot(kernels, boots=None, markdown=False, log=print):
+    """The boot-to-console benchmark; returns the number of failed boots."""
+    boots = boots or boot.DEFAULT_BOOTS
+    log("boot-to-console: %d boots per flavour, interleaved %s" % (
+        boots, ", ".join(boot.FLAVOURS)))
+    t0 = time.monotonic()
+    results = []
+    for rel in kernels:
+        samples = boot.bench_kernel(rel, boots, log=log)
+        results.append((rel, samples))
+        log(boot.format_table(rel, samples) + "\n")
+
+    log("== boot to first fbcon frame (all kernels) ==")
+    for rel, samples in results:
+        log(boot.format_table(rel, samples) + "\n")
+    if markdown:
+        for rel, samples in results:
+            log(boot.format_markdown(rel, samples) + "\n")
+
+    bad = [s for _, samples in results for s in boot.failures(samples)]
+    for s in bad:
+        log("FAILED boot %s %s #%d (serial log %s):\n%s" % (
+            s.rel, s.flavour, s.index,
+            os.path.join(vm.LOGDIR, "%s-bench-%s-%d.serial.log" % (s.rel, s.flavour, s.index)),
+            s.error))
+    log("benchmark took %.0fs, %d boots, %d failed" % (
+        time.monotonic() - t0, sum(len(s) for _, s in results), len(bad)))
+    return len(bad)
+
+
+# (name, run function) in the order they run.  A run function takes
+# (kernels, boots or None for its own default, markdown, log), prints its
+# tables through log and returns the number of failed boots.
+BENCHMARKS = [
+    ("boot", run_boot),
+    ("kms", kms.run_all),
+]
+
+
 def main():
+    names = [n for n, _ in BENCHMARKS]
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("-n", "--boots", type=int, default=boot.DEFAULT_BOOTS,
-                    help="boots per flavour and kernel (default %d)" % boot.DEFAULT_BOOTS)
+    ap.add_argument("-n", "--boots", type=int, default=None,
+                    help="boots per flavour and kernel (default: each benchmark's own, "
+                    "boot %d, kms %d)" % (boot.DEFAULT_BOOTS, kms.DEFAULT_BOOTS))
     ap.add_argument("--markdown", action="store_true",
                     help="also print the tables as Markdown (for docs/BENCHMARKS.md)")
+    ap.add_argument("--only", metavar="NAME,...", default=",".join(names),
+                    help="benchmarks to run, comma-separated, of: %s (default: all)"
+                    % ", ".join(names))
     ap.add_argument("kernels", nargs="*")
     args = ap.parse_args()
-    if args.boots < 1:
+    if args.boots is not None and args.boots < 1:
         ap.error("--boots must be at least 1")
+    only = [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = [n for n in only if n not in names]
+    if unknown or not only:
+        ap.error("--only: unknown benchmark %s (have: %s)" % (
+            ", ".join(unknown) or "(none given)", ", ".join(names)))
     require_tools()
+    if "kms" in only:
+        kms.require_tools()
     kernels = args.kernels or initramfs.releases()
+    log = lambda m: print(m, flush=True)  # noqa: E731
 
     print("kmsvt benchmarks, %s" % datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"))
     print("%s, -accel tcg, %d host CPUs, load average %.2f at start" % (
         qemu_version(), os.cpu_count() or 0, os.getloadavg()[0]))
     print("source tree %s" % git_head())
+    print("benchmarks: %s" % ", ".join(only))
     # Build every image first, so all kernels measure the same module build.
     for rel in kernels:
         boot.images(rel)
         print("%s: kmsvt.ko %s" % (rel, module_info(rel)))
-    print("boot-to-console: %d boots per flavour, interleaved %s" % (
-        args.boots, ", ".join(boot.FLAVOURS)), flush=True)
+    sys.stdout.flush()
 
     t0 = time.monotonic()
-    results = []
-    for rel in kernels:
-        samples = boot.bench_kernel(rel, args.boots, log=lambda m: print(m, flush=True))
-        results.append((rel, samples))
-        print(boot.format_table(rel, samples) + "\n", flush=True)
-
-    print("== boot to first fbcon frame (all kernels) ==")
-    for rel, samples in results:
-        print(boot.format_table(rel, samples) + "\n")
-    if args.markdown:
-        for rel, samples in results:
-            print(boot.format_markdown(rel, samples) + "\n")
-
-    bad = [s for _, samples in results for s in boot.failures(samples)]
-    for s in bad:
-        print("FAILED boot %s %s #%d (serial log %s):\n%s" % (
-            s.rel, s.flavour, s.index,
-            os.path.join(vm.LOGDIR, "%s-bench-%s-%d.serial.log" % (s.rel, s.flavour, s.index)),
-            s.error))
-    print("benchmark took %.0fs, %d boots, %d failed" % (
-        time.monotonic() - t0, sum(len(s) for _, s in results), len(bad)))
+    bad = 0
+    for name, run in BENCHMARKS:
+        if name in only:
+            bad += run(kernels, args.boots, args.markdown, log)
+    print("all benchmarks took %.0fs, %d failed boots" % (time.monotonic() - t0, bad))
     return 1 if bad else 0
 
 
