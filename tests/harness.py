@@ -2,6 +2,8 @@
 and the checks every test makes (no oops, text on the screen)."""
 import os
 import re
+import shutil
+import sys
 import threading
 import time
 
@@ -14,6 +16,20 @@ OOPS_RX = re.compile(r"Oops|BUG:|WARNING:|Call Trace|general protection|"
 
 _images = {}
 _images_lock = threading.Lock()
+
+
+def require_tools(tools=(), files=()):
+    """Exit 2, loudly, unless QEMU, the image tools and busybox (and the
+    extra tools and files given, as (path, what provides it)) are here:
+    a missing package never lets a test or benchmark pass by skipping."""
+    missing = [t for t in ("qemu-system-x86_64", "depmod", "cpio", "modinfo", "ldd") + tuple(tools)
+               if not shutil.which(t)]
+    for path, what in (("/bin/busybox", "busybox-static"),) + tuple(files):
+        if not os.path.exists(path):
+            missing.append("%s (%s)" % (path, what))
+    if missing:
+        print("FATAL: missing %s: run 'make deps' and 'make'" % ", ".join(missing))
+        sys.exit(2)
 
 
 class TestFailure(AssertionError):

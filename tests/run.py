@@ -9,7 +9,6 @@ import concurrent.futures
 import importlib
 import inspect
 import os
-import shutil
 import sys
 import time
 import traceback
@@ -20,16 +19,6 @@ import harness  # noqa: E402
 import initramfs  # noqa: E402
 
 GUEST_MODULES = ["test_console", "test_kms", "test_client", "test_kmscube", "test_xorg", "test_panic"]
-
-
-def require_tools():
-    missing = [t for t in ("qemu-system-x86_64", "depmod", "cpio", "modinfo")
-               if not shutil.which(t)]
-    if not os.path.exists("/bin/busybox"):
-        missing.append("/bin/busybox (busybox-static)")
-    if missing:
-        print("FATAL: missing %s: run 'make deps'" % ", ".join(missing))
-        sys.exit(2)
 
 
 def unit_tests():
@@ -67,7 +56,7 @@ def main():
     ap.add_argument("--no-unit", action="store_true")
     ap.add_argument("kernels", nargs="*")
     args = ap.parse_args()
-    require_tools()
+    harness.require_tools()
 
     passed = failed = 0
     if not args.no_unit:

@@ -9,9 +9,8 @@ load hits both flavours alike, and read the guest's own printk timestamps
   start -> fbcon     kernel start to "Console: switching to colour frame
                      buffer device", i.e. the first fbcon frame
   init -> fbcon      from "Run /init as init process"
-  modprobe -> fbcon  from a line the benchmark's /init writes to /dev/kmsg
-                     just before "modprobe $drv" (absent if the stock init
-                     script changed shape; the column then shows "-")
+  modprobe -> fbcon  from "kmsvt-init: modprobe <drv>", which the harness's
+                     /init writes to /dev/kmsg just before "modprobe $drv"
   probe -> fbcon     from "<driver> 0000:00:02.0: vgaarb: deactivate vga
                      console", which both drivers print at the start of
                      their PCI probe (after their dependencies have loaded)
@@ -53,8 +52,8 @@ FB_NAME = {"kmsvt": "kmsvt", "bochs": "bochs-drmdrmfb"}
 # "[drm] Initialized <name> ..." for each flavour.
 DRM_NAME = {"kmsvt": "kmsvt", "bochs": "bochs-drm"}
 
-KMSG_MARK = "kmsvt-bench: modprobe"
-_MODPROBE_LINE = '\tmodprobe "$drv" || echo "init: modprobe $drv failed"\n'
+# Written by the harness's /init (tests/initramfs.py) right before modprobe.
+KMSG_MARK = "kmsvt-init: modprobe"
 
 DMESG_RX = re.compile(r"^\[\s*(\d+\.\d+)\] (.*)$", re.M)
 
@@ -82,22 +81,10 @@ class BenchError(Exception):
     pass
 
 
-def bench_init():
-    """The harness's /init with a kmsg line right before modprobe, or None
-    if the stock script no longer has the line this hooks onto."""
-    if _MODPROBE_LINE not in initramfs.INIT:
-        return None
-    hook = '\techo "%s $drv" > /dev/kmsg\n' % KMSG_MARK
-    return initramfs.INIT.replace(_MODPROBE_LINE, hook + _MODPROBE_LINE, 1).encode()
-
-
 def images(rel, flavours=FLAVOURS):
     """Build (once) the benchmark's initramfs for each flavour.  The tag keeps
     them apart from the images the test suite builds concurrently."""
-    init = bench_init()
-    extra = {"/init": init} if init else None
-    return {fl: harness.initrd(rel, fl, extra_files=extra, tag="bench-" + fl)
-            for fl in flavours}
+    return {fl: harness.initrd(rel, fl, tag="bench-" + fl) for fl in flavours}
 
 
 def staged_module(rel):

@@ -28,7 +28,6 @@ import argparse
 import datetime
 import os
 import re
-import shutil
 import statistics
 import sys
 import time
@@ -94,14 +93,7 @@ class BenchError(Exception):
 
 def require_tools():
     """Fail loudly (exit 2) without QEMU, the image tools or kmsvt-bench."""
-    missing = [t for t in (vm.QEMU, "depmod", "cpio", "modinfo", "ldd") if not shutil.which(t)]
-    if not os.path.exists("/bin/busybox"):
-        missing.append("/bin/busybox (busybox-static)")
-    if not os.path.exists(TOOL):
-        missing.append("%s (make userspace)" % TOOL)
-    if missing:
-        print("FATAL: missing %s: run 'make deps' and 'make'" % ", ".join(missing))
-        sys.exit(2)
+    harness.require_tools(files=((TOOL, "make userspace"),))
 
 
 def images(rel, flavours=FLAVOURS):

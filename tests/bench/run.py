@@ -5,9 +5,16 @@ on every target kernel (or the releases given), in this order:
   boot   boot to the first fbcon frame (tests/bench/boot.py)
   kms    page flips, vblank waits, atomic commits, dumb buffer mmap
          bandwidth and create/destroy with kmsvt-bench (tests/bench/kms.py)
+  panic  panic to pixels: 20 boots at 1024x768, fewer with a full console,
+         the QR screen and -smp 2; in-tree bochs as the baseline, which
+         draws nothing (tests/bench/panic.py)
+  panicpath  the panic path's functions, stack depth and rules, from gcc's
+         call graph (tests/bench/panic_path.py; a build, no boots)
 
-Each prints one table a kernel, with the ratios kmsvt/bochs.  --only picks
-some of them (e.g. --only kms).  Exits non-zero if any boot failed.
+Each prints one table a kernel, with the ratios kmsvt/bochs where both
+drivers have the number.  --only picks some of them (e.g. --only kms).
+-n sets the boots of every benchmark (panic: of its main configuration).
+Exits non-zero if any boot failed or the panic path breaks a rule.
 
 usage: tests/bench/run.py [-n BOOTS] [--markdown] [--only NAME,...] [KERNEL_RELEASE ...]
 """
@@ -15,7 +22,6 @@ import argparse
 import datetime
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -26,19 +32,13 @@ for p in (TESTS, BENCH):
     if p not in sys.path:
         sys.path.insert(0, p)
 
+import harness  # noqa: E402
 import initramfs  # noqa: E402
 import vm  # noqa: E402
 import boot  # noqa: E402
 import kms  # noqa: E402
-
-
-def require_tools():
-    missing = [t for t in (vm.QEMU, "depmod", "cpio", "modinfo") if not shutil.which(t)]
-    if not os.path.exists("/bin/busybox"):
-        missing.append("/bin/busybox (busybox-static)")
-    if missing:
-        print("FATAL: missing %s: run 'make deps'" % ", ".join(missing))
-        sys.exit(2)
+import panic  # noqa: E402
+import panic_path  # noqa: E402
 
 
 def qemu_version():
@@ -104,12 +104,43 @@ def run_boot(kernels, boots=None, markdown=False, log=print):
     return len(bad)
 
 
+def run_panic(kernels, boots=None, markdown=False, log=print):
+    """Panic to pixels; returns the number of failed boots (a baseline boot
+    whose screen showed the panic counts as failed: the claim is wrong)."""
+    boots = boots or panic.DEFAULT_BOOTS
+    small = min(panic.DEFAULT_SMALL, boots)
+    t0 = time.monotonic()
+    log("panic-to-pixels: %d boots per kernel with panic_screen=log, %d for the others, "
+        "at %dx%d" % ((boots, small) + panic.MODE))
+    samples = panic.bench(kernels, boots, small, panic.DEFAULT_JOBS, log=log)
+    for rel in kernels:
+        log(panic.format_table(rel, samples) + "\n")
+    if markdown:
+        for rel in kernels:
+            log(panic.format_markdown(rel, samples) + "\n")
+    bad = panic.failures(samples) + panic.unexpected(samples)
+    for s in bad:
+        log("FAILED %s (serial log %s.serial.log):\n%s" % (s.line(), s.name, s.error))
+    log("panic benchmark took %.0fs, %d boots, %d failed" % (
+        time.monotonic() - t0, len(samples), len(bad)))
+    return len(bad)
+
+
+def run_panic_path(kernels, boots=None, markdown=False, log=print):
+    """The panic path's size and rules (a build, no boots); its problems
+    count as failures."""
+    _, bad = panic_path.run(kernels, markdown, keep=True, log=log)
+    return bad
+
+
 # (name, run function) in the order they run.  A run function takes
 # (kernels, boots or None for its own default, markdown, log), prints its
 # tables through log and returns the number of failed boots.
 BENCHMARKS = [
     ("boot", run_boot),
     ("kms", kms.run_all),
+    ("panic", run_panic),
+    ("panicpath", run_panic_path),
 ]
 
 
@@ -134,7 +165,7 @@ def main():
     if unknown or not only:
         ap.error("--only: unknown benchmark %s (have: %s)" % (
             ", ".join(unknown) or "(none given)", ", ".join(names)))
-    require_tools()
+    harness.require_tools()
     if "kms" in only:
         kms.require_tools()
     kernels = args.kernels or initramfs.releases()
