@@ -58,7 +58,7 @@ test: deps
 
 bench: deps
 	$(MAKE) all
-	$(PYTHON) tests/bench/run.py
+	$(PYTHON) tests/bench/run.py $(BENCH_ARGS)
 
 check:
 	sh scripts/check.sh
