@@ -308,7 +308,8 @@ static void bench_flip(struct dev *d)
 	metric("flip_latency_max_us", max);
 	metric("flip_seq_increasing", n > 1 && seq_inc);
 	metric("flip_ts_monotonic", n > 1 && ts_mono);
-	metric("flip_seq_rate_hz", n > 1 && last_ts > ts0 ? (last_seq - seq0) / (last_ts - ts0) : 0);
+	metric("flip_seq_rate_hz",
+	       n > 1 && last_ts > ts0 ? (last_seq - seq0) / (last_ts - ts0) : 0);
 	free(lat.v);
 }
 
@@ -808,6 +809,7 @@ static int parse(int argc, char **argv, struct dev *d)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
+	double *secs;
 	char *end;
 	int o;
 
@@ -818,14 +820,19 @@ static int parse(int argc, char **argv, struct dev *d)
 			break;
 		case 'm':
 			if (sscanf(optarg, "%dx%d", &d->want_w, &d->want_h) != 2 ||
-			    d->want_w <= 0 || d->want_h <= 0)
-				return fprintf(stderr, "kmsvt-bench: -m WxH, e.g. 1024x768\n"), 2;
+			    d->want_w <= 0 || d->want_h <= 0) {
+				fprintf(stderr, "kmsvt-bench: -m WxH, e.g. 1024x768\n");
+				return 2;
+			}
 			break;
 		case 't':
 		case 'b':
-			*(o == 't' ? &d->secs : &d->bw_secs) = strtod(optarg, &end);
-			if (*end || *(o == 't' ? &d->secs : &d->bw_secs) <= 0)
-				return fprintf(stderr, "kmsvt-bench: -%c needs seconds > 0\n", o), 2;
+			secs = o == 't' ? &d->secs : &d->bw_secs;
+			*secs = strtod(optarg, &end);
+			if (*end || *secs <= 0) {
+				fprintf(stderr, "kmsvt-bench: -%c needs seconds > 0\n", o);
+				return 2;
+			}
 			break;
 		case 'l':
 			for (size_t i = 0; i < N_GROUPS; i++)
