@@ -29,6 +29,8 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
+#include "kms-util.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define EVENT_TIMEOUT_MS 1000
 
@@ -54,14 +56,6 @@ struct dev {
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void metric(const char *name, double val)
 {
 	printf("bench %s %.6g\n", name, val);
@@ -80,18 +74,6 @@ static void unsupported(const char *name, int err, const char *what)
 static void fail(const char *what, int err)
 {
 	fprintf(stderr, "kmsvt-bench: %s: %s\n", what, strerror(err));
-}
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	return drmIoctl(fd, req, arg) ? -errno : 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* Median and max of v[0..n) (sorts v); 0 for n == 0. */
@@ -128,38 +110,6 @@ static int push(struct samples *s, double x)
 
 /* ---- dumb buffers ------------------------------------------------------ */
 
-static int dumb_create(int fd, uint32_t w, uint32_t h, struct drm_mode_create_dumb *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->width = w;
-	c->height = h;
-	c->bpp = 32;
-	return xioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, c);
-}
-
-static int dumb_destroy(int fd, uint32_t handle)
-{
-	struct drm_mode_destroy_dumb d = { .handle = handle };
-
-	return xioctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
-}
-
-/* Map a whole dumb buffer; NULL with errno set on failure. */
-static void *dumb_map(int fd, uint32_t handle, uint64_t size)
-{
-	struct drm_mode_map_dumb m = { .handle = handle };
-	void *p;
-	int ret;
-
-	ret = xioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m);
-	if (ret) {
-		errno = -ret;
-		return NULL;
-	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, m.offset);
-	return p == MAP_FAILED ? NULL : p;
-}
-
 static int buf_create(struct dev *d, struct buf *b, uint32_t color)
 {
 	struct drm_mode_create_dumb c;
@@ -168,7 +118,7 @@ static int buf_create(struct dev *d, struct buf *b, uint32_t color)
 	int ret;
 
 	memset(b, 0, sizeof(*b));
-	ret = dumb_create(d->fd, d->mode.hdisplay, d->mode.vdisplay, &c);
+	ret = dumb_create(d->fd, d->mode.hdisplay, d->mode.vdisplay, 32, &c);
 	if (ret)
 		return fail("CREATE_DUMB", -ret), ret;
 	b->handle = c.handle;
@@ -182,7 +132,7 @@ static int buf_create(struct dev *d, struct buf *b, uint32_t color)
 		fail("drmModeAddFB2", errno);
 		return ret;
 	}
-	p = dumb_map(d->fd, b->handle, b->size);
+	p = dumb_map(d->fd, b->handle, b->size, 0);
 	if (!p) {
 		ret = -errno;
 		fail("mmap of a dumb buffer", errno);
@@ -417,25 +367,6 @@ static void commit_loop(struct dev *d, const char *name, uint32_t flags)
 	free(lat.v);
 }
 
-static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name, uint64_t *val)
-{
-	drmModeObjectProperties *props = drmModeObjectGetProperties(fd, obj, type);
-	uint32_t id = 0;
-
-	for (uint32_t i = 0; props && i < props->count_props && !id; i++) {
-		drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
-
-		if (p && !strcmp(p->name, name)) {
-			id = p->prop_id;
-			if (val)
-				*val = props->prop_values[i];
-		}
-		drmModeFreeProperty(p);
-	}
-	drmModeFreeObjectProperties(props);
-	return id;
-}
-
 /* The primary plane of our CRTC and its FB_ID property. */
 static int find_plane(struct dev *d)
 {
@@ -526,7 +457,7 @@ static void bench_mmap(struct dev *d)
 	int ret;
 
 	/* The buffer on screen: what a single-buffered client draws into. */
-	p = dumb_map(d->fd, b->handle, b->size);
+	p = dumb_map(d->fd, b->handle, b->size, 0);
 	if (!p) {
 		unsupported("mmap", errno, "mmap of the scanout dumb buffer");
 		return;
@@ -540,12 +471,12 @@ static void bench_mmap(struct dev *d)
 		fail("munmap", errno);
 
 	/* A fresh buffer that was never on screen (may live elsewhere, e.g. TTM system memory). */
-	ret = dumb_create(d->fd, d->mode.hdisplay, d->mode.vdisplay, &c);
+	ret = dumb_create(d->fd, d->mode.hdisplay, d->mode.vdisplay, 32, &c);
 	if (ret) {
 		unsupported("mmap_fresh", -ret, "CREATE_DUMB");
 		return;
 	}
-	p = dumb_map(d->fd, c.handle, c.size);
+	p = dumb_map(d->fd, c.handle, c.size, 0);
 	if (!p) {
 		unsupported("mmap_fresh", errno, "mmap of a fresh dumb buffer");
 	} else {
@@ -566,11 +497,11 @@ static int create_cycle(int fd, int map)
 	void *p;
 	int ret, ret2;
 
-	ret = dumb_create(fd, 1024, 768, &c);
+	ret = dumb_create(fd, 1024, 768, 32, &c);
 	if (ret)
 		return ret;
 	if (map) {
-		p = dumb_map(fd, c.handle, c.size);
+		p = dumb_map(fd, c.handle, c.size, 0);
 		if (!p)
 			ret = -errno;
 		else if (munmap(p, c.size))

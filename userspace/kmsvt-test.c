@@ -31,6 +31,8 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
+#include "kms-util.h"
+
 #define MAX_FLIPS 10000
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -169,48 +171,6 @@ static int expect(const char *name, int ret, ...)
 }
 
 /* ---- small helpers ----------------------------------------------------- */
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	return drmIoctl(fd, req, arg) ? -errno : 0;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int dumb_create(int fd, uint32_t w, uint32_t h, uint32_t bpp,
-		       struct drm_mode_create_dumb *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->width = w;
-	c->height = h;
-	c->bpp = bpp;
-	return xioctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, c);
-}
-
-static int dumb_destroy(int fd, uint32_t handle)
-{
-	struct drm_mode_destroy_dumb d = { .handle = handle };
-
-	return xioctl(fd, DRM_IOCTL_MODE_DESTROY_DUMB, &d);
-}
-
-/* Map len bytes of a buffer from byte off on; NULL with errno on failure. */
-static void *dumb_map(int fd, uint32_t handle, size_t len, uint64_t off)
-{
-	struct drm_mode_map_dumb m = { .handle = handle };
-	void *p;
-
-	if (xioctl(fd, DRM_IOCTL_MODE_MAP_DUMB, &m))
-		return NULL;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, m.offset + off);
-	return p == MAP_FAILED ? NULL : p;
-}
 
 static int add_fb(int fd, uint32_t w, uint32_t h, uint32_t handle, uint32_t pitch,
 		  uint32_t offset, uint32_t *fb)
@@ -610,13 +570,6 @@ static void flip_check_events(const struct dev *d, const struct flips *f)
 	       ts > 0 ? f->got[ts].ts : 0, ts > 0 ? f->got[ts - 1].ts : 0);
 	checkq(crtc < 0, "flip_event_crtc", "event %d: crtc %u, want %u", crtc,
 	       crtc < 0 ? d->crtc : f->got[crtc].crtc, d->crtc);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* Median time between consecutive events: one frame, if no flip misses its vblank. */
@@ -1282,25 +1235,6 @@ static void group_bad(struct dev *d)
 }
 
 /* ---- setup ------------------------------------------------------------- */
-
-static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name, uint64_t *val)
-{
-	drmModeObjectProperties *props = drmModeObjectGetProperties(fd, obj, type);
-	uint32_t id = 0;
-
-	for (uint32_t i = 0; props && i < props->count_props && !id; i++) {
-		drmModePropertyRes *p = drmModeGetProperty(fd, props->props[i]);
-
-		if (p && !strcmp(p->name, name)) {
-			id = p->prop_id;
-			if (val)
-				*val = props->prop_values[i];
-		}
-		drmModeFreeProperty(p);
-	}
-	drmModeFreeObjectProperties(props);
-	return id;
-}
 
 static int find_props(struct dev *d)
 {

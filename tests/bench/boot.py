@@ -157,6 +157,15 @@ def verify_screen(g, flavour, tag):
     g.wait_screen_text(marker, timeout=20)
 
 
+def record_failure(sample):
+    """In an except clause: keep the traceback on the sample, and a one-line
+    reason for the tables."""
+    e = sys.exc_info()[1]
+    sample.error = traceback.format_exc()
+    first = (str(e).strip().splitlines() or [""])[0]
+    sample.reason = "%s: %s" % (type(e).__name__, first[:200])
+
+
 def boot_once(rel, flavour, index, image, timeout=120):
     s = Sample(rel, flavour, index)
     name = "%s-bench-%s-%d" % (rel, flavour, index)
@@ -171,22 +180,23 @@ def boot_once(rel, flavour, index, image, timeout=120):
         if m:
             raise BenchError("kernel reported a problem: %r" % dmesg[m.start():m.start() + 300])
         verify_screen(g, flavour, "%s-%d" % (flavour, index))
-    except Exception as e:
-        s.error = traceback.format_exc()
-        first = (str(e).strip().splitlines() or [""])[0]
-        s.reason = "%s: %s" % (type(e).__name__, first[:200])
+    except Exception:
+        record_failure(s)
     finally:
         g.close()
     return s
 
 
-def bench_kernel(rel, boots=DEFAULT_BOOTS, flavours=FLAVOURS, log=None):
-    """Boot each flavour `boots` times, interleaved; return the Samples."""
-    imgs = images(rel, flavours)
+def bench_kernel(rel, boots=DEFAULT_BOOTS, flavours=FLAVOURS, log=None, run=None, imgs=None):
+    """Boot each flavour `boots` times, interleaved; return the Samples.
+    run(rel, flavour, index, image) does one boot (default: boot_once, on
+    this benchmark's images)."""
+    run = run or boot_once
+    imgs = imgs or images(rel, flavours)
     samples = []
     for i in range(1, boots + 1):
         for fl in flavours:
-            s = boot_once(rel, fl, i, imgs[fl])
+            s = run(rel, fl, i, imgs[fl])
             samples.append(s)
             if log:
                 log("  %s %s" % (rel, s.line()))

@@ -31,7 +31,6 @@ import re
 import statistics
 import sys
 import time
-import traceback
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTS not in sys.path:
@@ -170,10 +169,8 @@ def run_once(rel, flavour, index, image, timeout=120):
             raise BenchError("kernel reported a problem: %r" % dmesg[m.start():m.start() + 300])
         # The console must be back on screen after the master closed.
         boot.verify_screen(g, flavour, "kms-%s-%d" % (flavour, index))
-    except Exception as e:
-        s.error = traceback.format_exc()
-        first = (str(e).strip().splitlines() or [""])[0]
-        s.reason = "%s: %s" % (type(e).__name__, first[:200])
+    except Exception:
+        boot.record_failure(s)
     finally:
         g.close()
     return s
@@ -181,15 +178,8 @@ def run_once(rel, flavour, index, image, timeout=120):
 
 def bench_kernel(rel, boots=DEFAULT_BOOTS, flavours=FLAVOURS, log=None):
     """Boot each flavour `boots` times, interleaved; return the Samples."""
-    imgs = images(rel, flavours)
-    samples = []
-    for i in range(1, boots + 1):
-        for fl in flavours:
-            s = run_once(rel, fl, i, imgs[fl])
-            samples.append(s)
-            if log:
-                log("  %s %s" % (rel, s.line()))
-    return samples
+    return boot.bench_kernel(rel, boots, flavours, log, run=run_once,
+                             imgs=images(rel, flavours))
 
 
 # ---------------------------------------------------------------- report

@@ -60,7 +60,6 @@ import statistics
 import subprocess
 import sys
 import time
-import traceback
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if TESTS not in sys.path:
@@ -69,6 +68,12 @@ if TESTS not in sys.path:
 import harness  # noqa: E402
 import initramfs  # noqa: E402
 import screenreader  # noqa: E402
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+if BENCH not in sys.path:
+    sys.path.insert(0, BENCH)
+
+import boot  # noqa: E402
 
 DEFAULT_BOOTS = 20
 DEFAULT_SMALL = 5
@@ -295,10 +300,8 @@ def boot_once(rel, cfg, index, image, timeout=120):
         s.kprint_us = printk_span(out, KERNEL_PRINT_END)
         s.clock_stopped = s.printk_us + CLOCK_SLACK_US < s.panic_us
         s.screen = check_panic_screen(g, cfg)
-    except Exception as e:
-        s.error = traceback.format_exc()
-        first = (str(e).strip().splitlines() or [""])[0]
-        s.reason = "%s: %s" % (type(e).__name__, first[:200])
+    except Exception:
+        boot.record_failure(s)
     finally:
         g.close()
     return s
