@@ -547,6 +547,20 @@ static u64 kmsvt_since_panic(const struct kmsvt_panic *kp)
 	return kp->drawn_at > start ? kp->drawn_at - start : 0;
 }
 
+/*
+ * The timing of the panic screen, also kept where no console is needed to
+ * find it: a debugger, a crash dump or the benchmark (through QEMU's
+ * memsave, at the address /proc/kallsyms gives) reads it after the panic.
+ * magic is written last.
+ */
+static struct {
+	u64 draw_us;
+	u64 panic_us;
+	u64 magic;
+} kmsvt_last_panic;
+
+#define KMSVT_LAST_PANIC_MAGIC	0x43494e4150545653ULL	/* "SVTPANIC" read as bytes */
+
 static void kmsvt_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason reason)
 {
 	struct kmsvt_panic *kp = container_of(dumper, struct kmsvt_panic, dumper);
@@ -554,8 +568,13 @@ static void kmsvt_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason reason)
 	/* Only the first CPU to get here draws; there is one screen. */
 	if (reason == KMSG_DUMP_PANIC && !atomic_xchg(&kp->drawn, 1)) {
 		kmsvt_panic_draw(kp, "KERNEL PANIC", false);
+		kmsvt_last_panic.draw_us = div_u64(kp->draw_ns, 1000);
+		kmsvt_last_panic.panic_us = div_u64(kmsvt_since_panic(kp), 1000);
+		/* The times before the magic, for whoever reads it from outside. */
+		smp_wmb();
+		WRITE_ONCE(kmsvt_last_panic.magic, KMSVT_LAST_PANIC_MAGIC);
 		pr_emerg("kmsvt: panic screen drawn in %llu us, %llu us after panic()\n",
-			 div_u64(kp->draw_ns, 1000), div_u64(kmsvt_since_panic(kp), 1000));
+			 kmsvt_last_panic.draw_us, kmsvt_last_panic.panic_us);
 	} else if (reason == KMSG_DUMP_OOPS && READ_ONCE(oops_banner)) {
 		kmsvt_oops_banner(kp);
 	}

@@ -36,7 +36,8 @@ if [ "$drv" != none ]; then
 	echo "kmsvt-init: modprobe $drv" > /dev/kmsg
 	modprobe "$drv" $modargs || echo "init: modprobe $drv failed"
 fi
-echo "KMSVT-INIT-READY"
+# On the serial line even when the kernel's console is not there.
+echo "KMSVT-INIT-READY" > /dev/ttyS0
 # A shell on the KMS console for people, one on the serial line for the
 # host harness (or the demo's terminal); both respawn.
 (while true; do setsid -c sh </dev/tty1 >/dev/tty1 2>&1; sleep 1; done) &

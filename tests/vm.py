@@ -26,7 +26,7 @@ class VmError(Exception):
 
 class Vm:
     def __init__(self, rel, initrd, cmdline="", devices=("-device", "VGA"),
-                 mem=512, smp=1, extra_args=(), name="vm"):
+                 mem=512, smp=1, extra_args=(), name="vm", serial_console=True):
         self.rel = rel
         self.name = name
         self.tmp = tempfile.mkdtemp(prefix="kmsvt-vm-")
@@ -38,7 +38,10 @@ class Vm:
         self.lock = threading.Condition()
         self.closed = False
         kernel = os.path.join(initramfs.kernel_dir(rel), "vmlinuz")
-        append = "console=tty0 console=ttyS0,115200 consoleblank=0 " + cmdline
+        # Without serial_console the kernel prints only on the screen; the
+        # shell on the serial line is there either way.
+        consoles = "console=tty0 console=ttyS0,115200" if serial_console else "console=tty0"
+        append = consoles + " consoleblank=0 " + cmdline
         self.args = [QEMU, "-accel", "tcg", "-m", str(mem), "-smp", str(smp),
                      "-nodefaults", "-no-user-config", "-display", "none",
                      "-no-reboot", "-kernel", kernel, "-initrd", initrd,

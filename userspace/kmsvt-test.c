@@ -654,14 +654,19 @@ static int crtc_index(const struct dev *d)
 	return idx;
 }
 
-static int wait_vbl(const struct dev *d, unsigned int n, drmVBlank *v)
+static int wait_vbl_type(const struct dev *d, unsigned int type, unsigned int n, drmVBlank *v)
 {
 	unsigned int high = crtc_index(d) << DRM_VBLANK_HIGH_CRTC_SHIFT;
 
 	memset(v, 0, sizeof(*v));
-	v->request.type = DRM_VBLANK_RELATIVE | (high & DRM_VBLANK_HIGH_CRTC_MASK);
+	v->request.type = type | (high & DRM_VBLANK_HIGH_CRTC_MASK);
 	v->request.sequence = n;
 	return drmWaitVBlank(d->fd, v) ? -errno : 0;
+}
+
+static int wait_vbl(const struct dev *d, unsigned int n, drmVBlank *v)
+{
+	return wait_vbl_type(d, DRM_VBLANK_RELATIVE, n, v);
 }
 
 static double vbl_ts(const drmVBlank *v)
@@ -688,9 +693,13 @@ static void vblank_timing(struct dev *d)
 	drmVBlank a, b;
 	int ret;
 
+	/*
+	 * Absolute: a relative wait counts from when the ioctl runs, one
+	 * period later if this process was descheduled across a vblank.
+	 */
 	ret = wait_vbl(d, 1, &a);
 	t0 = now();
-	ret = ret ? ret : wait_vbl(d, 60, &b);
+	ret = ret ? ret : wait_vbl_type(d, DRM_VBLANK_ABSOLUTE, a.reply.sequence + 60, &b);
 	wall = now() - t0;
 	if (ret) {
 		check(0, "vblank_60", "%s", err(ret));
