@@ -308,9 +308,8 @@ static void kmsvt_draw_header(struct kmsvt_panic *kp, const struct kmsvt_canvas 
 			      const char *title)
 {
 	const char *reason = kp->reason ? kp->reason : "";
-	size_t n;
-
 	u32 cells = c->width / 8;
+	size_t n;
 
 	n = scnprintf(kp->line, sizeof(kp->line), "%s - Linux %s - kmsvt", title,
 		      init_utsname()->release);

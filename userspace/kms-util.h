@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Small helpers the kmsvt tools share: a clock, ioctls that return -errno,
- * dumb buffers, property lookup.  Header-only (static inline), so each tool
+ * dumb buffers, property lookup, groups selected by name.  Header-only (static inline), so each tool
  * stays one file to build and read.
  */
 #ifndef KMSVT_KMS_UTIL_H
@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -89,6 +90,50 @@ static inline uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *
 	}
 	drmModeFreeObjectProperties(props);
 	return id;
+}
+
+/*
+ * A part of a tool that its command line selects by name: the groups of
+ * checks or benchmarks.  struct dev is each tool's own.
+ */
+struct dev;
+
+struct group {
+	const char *name;
+	void (*run)(struct dev *d);
+	const char *help;
+};
+
+static inline const struct group *find_group(const struct group *g, size_t n,
+					     const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(g[i].name, name))
+			return &g[i];
+	return NULL;
+}
+
+/* 0 if each of names[0..count) is a group, else 2 (bad usage), said on stderr. */
+static inline int check_groups(const char *tool, const struct group *g, size_t n,
+			       char **names, int count)
+{
+	for (int i = 0; i < count; i++) {
+		if (!find_group(g, n, names[i])) {
+			fprintf(stderr, "%s: no group %s (see --list)\n", tool, names[i]);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* Run the groups named, in that order, or all of them if none is. */
+static inline void run_groups(struct dev *d, const struct group *g, size_t n,
+			      char **names, int count)
+{
+	for (size_t i = 0; !count && i < n; i++)
+		g[i].run(d);
+	for (int i = 0; i < count; i++)
+		find_group(g, n, names[i])->run(d);
 }
 
 #endif

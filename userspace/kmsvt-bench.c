@@ -664,11 +664,7 @@ static int restore(struct dev *d)
 
 /* ---- main -------------------------------------------------------------- */
 
-static const struct group {
-	const char *name;
-	void (*run)(struct dev *d);
-	const char *help;
-} groups[] = {
+static const struct group groups[] = {
 	{ "flip", bench_flip,
 	  "drmModePageFlip with event between two buffers for -t seconds:\n"
 	  "             flip_rate_hz, mode_refresh_hz, flip_latency_{med,max}_us\n"
@@ -721,14 +717,6 @@ static void usage(FILE *f)
 		"and restore worked, 1 otherwise, 2 for bad usage.\n");
 }
 
-static const struct group *find_group(const char *name)
-{
-	for (size_t i = 0; i < N_GROUPS; i++)
-		if (!strcmp(groups[i].name, name))
-			return &groups[i];
-	return NULL;
-}
-
 static int parse(int argc, char **argv, struct dev *d)
 {
 	static const struct option opts[] = {
@@ -777,12 +765,8 @@ static int parse(int argc, char **argv, struct dev *d)
 			return 2;
 		}
 	}
-	for (int i = optind; i < argc; i++) {
-		if (!find_group(argv[i])) {
-			fprintf(stderr, "kmsvt-bench: no group %s (see --list)\n", argv[i]);
-			return 2;
-		}
-	}
+	if (check_groups("kmsvt-bench", groups, N_GROUPS, argv + optind, argc - optind))
+		return 2;
 	return -1;
 }
 
@@ -794,10 +778,7 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (setup(&d) == 0) {
-		for (size_t i = 0; optind == argc && i < N_GROUPS; i++)
-			groups[i].run(&d);
-		for (int i = optind; i < argc; i++)
-			find_group(argv[i])->run(&d);
+		run_groups(&d, groups, N_GROUPS, argv + optind, argc - optind);
 	} else {
 		status = 1;
 	}

@@ -1372,11 +1372,7 @@ static int setup(struct dev *d)
 
 /* ---- main -------------------------------------------------------------- */
 
-static const struct group {
-	const char *name;
-	void (*run)(struct dev *d);
-	const char *help;
-} groups[] = {
+static const struct group groups[] = {
 	{ "atomic", group_atomic,
 	  "TEST_ONLY full modesets: valid ones pass and change nothing; scaling,\n"
 	  "           a 1366-wide mode and an 8192x8192 mode fail with -EINVAL" },
@@ -1471,14 +1467,6 @@ static int parse(int argc, char **argv, struct dev *d)
 	return -1;
 }
 
-static const struct group *find_group(const char *name)
-{
-	for (size_t i = 0; i < N_GROUPS; i++)
-		if (!strcmp(groups[i].name, name))
-			return &groups[i];
-	return NULL;
-}
-
 int main(int argc, char **argv)
 {
 	struct dev d = { .path = "/dev/dri/card0", .fd = -1, .flips = 120, .tol = 0.05 };
@@ -1486,18 +1474,10 @@ int main(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	for (int i = optind; i < argc; i++) {
-		if (!find_group(argv[i])) {
-			fprintf(stderr, "kmsvt-test: no group %s (see --list)\n", argv[i]);
-			return 2;
-		}
-	}
-	if (setup(&d) == 0) {
-		for (size_t i = 0; optind == argc && i < N_GROUPS; i++)
-			groups[i].run(&d);
-		for (int i = optind; i < argc; i++)
-			find_group(argv[i])->run(&d);
-	}
+	if (check_groups("kmsvt-test", groups, N_GROUPS, argv + optind, argc - optind))
+		return 2;
+	if (setup(&d) == 0)
+		run_groups(&d, groups, N_GROUPS, argv + optind, argc - optind);
 	if (n_skip)
 		diag("%d skipped (counted as passed)", n_skip);
 	printf("%d passed, %d failed\n", n_pass, n_fail);

@@ -43,6 +43,7 @@ if TESTS not in sys.path:
 
 import harness  # noqa: E402
 import initramfs  # noqa: E402
+import vm  # noqa: E402
 
 FLAVOURS = ("kmsvt", "bochs")
 DEFAULT_BOOTS = 5
@@ -105,12 +106,12 @@ def parse_dmesg(text):
     return found
 
 
-class Sample:
-    """One boot: times (seconds) or an error."""
+class BootResult:
+    """One boot of a flavour-against-flavour benchmark: its results, which a
+    subclass keeps and summarises, or an error."""
 
     def __init__(self, rel, flavour, index):
         self.rel, self.flavour, self.index = rel, flavour, index
-        self.times = {}
         self.error = None       # traceback of a failed boot
         self.reason = None      # its one-line summary
 
@@ -121,8 +122,18 @@ class Sample:
     def line(self):
         if not self.ok:
             return "%s #%d: FAILED: %s" % (self.flavour, self.index, self.reason)
-        return "%s #%d: %s" % (self.flavour, self.index, "  ".join(
-            "%s %s" % (head, fmt(self.times.get(key))) for key, head in SPANS))
+        return "%s #%d: %s" % (self.flavour, self.index, self.summary())
+
+
+class Sample(BootResult):
+    """One boot: times (seconds) or an error."""
+
+    def __init__(self, rel, flavour, index):
+        super().__init__(rel, flavour, index)
+        self.times = {}
+
+    def summary(self):
+        return "  ".join("%s %s" % (head, fmt(self.times.get(key))) for key, head in SPANS)
 
 
 def timings(flavour, dmesg):
@@ -255,15 +266,21 @@ def table_rows(samples, flavours=FLAVOURS):
     return head, rows
 
 
-def format_table(rel, samples, flavours=FLAVOURS):
-    head, rows = table_rows(samples, flavours)
+def text_table(title, head, rows):
+    """title, then the columns aligned: the first to the left, the others
+    (numbers) to the right."""
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
-    lines = ["kernel %s: boot to first fbcon frame, seconds of guest time "
-             "(host wall: QEMU start to init ready)" % rel]
+    lines = [title]
     for r in [head] + rows:
         cells = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+def format_table(rel, samples, flavours=FLAVOURS):
+    head, rows = table_rows(samples, flavours)
+    return text_table("kernel %s: boot to first fbcon frame, seconds of guest time "
+                      "(host wall: QEMU start to init ready)" % rel, head, rows)
 
 
 def format_markdown(rel, samples, flavours=FLAVOURS):
@@ -280,6 +297,45 @@ def format_markdown(rel, samples, flavours=FLAVOURS):
 
 def failures(samples):
     return [s for s in samples if not s.ok]
+
+
+def run_kernels(name, title, kernels, run_kernel, format_table, format_markdown,
+                markdown, log, serial_log):
+    """Run run_kernel(rel) -> [BootResult] on each kernel, printing its table
+    as it ends; then all tables again (and as Markdown), and the failed boots
+    with serial_log(result), the path of their serial log.  Returns how many
+    boots failed."""
+    t0 = time.monotonic()
+    results = []
+    for rel in kernels:
+        samples = run_kernel(rel)
+        results.append((rel, samples))
+        log(format_table(rel, samples) + "\n")
+    log("== %s (all kernels) ==" % title)
+    for rel, samples in results:
+        log(format_table(rel, samples) + "\n")
+    if markdown:
+        for rel, samples in results:
+            log(format_markdown(rel, samples) + "\n")
+    bad = [s for _, samples in results for s in failures(samples)]
+    for s in bad:
+        log("FAILED %s boot %s %s #%d (serial log %s):\n%s" % (
+            name, s.rel, s.flavour, s.index, serial_log(s), s.error))
+    log("%s benchmark took %.0fs, %d boots, %d failed" % (
+        name, time.monotonic() - t0, sum(len(s) for _, s in results), len(bad)))
+    return len(bad)
+
+
+def run_all(kernels, boots=None, markdown=False, log=print):
+    """The boot-to-console benchmark (what tests/bench/run.py calls);
+    returns the number of failed boots."""
+    boots = boots or DEFAULT_BOOTS
+    log("boot-to-console: %d boots per flavour, interleaved %s" % (boots, ", ".join(FLAVOURS)))
+    return run_kernels("boot", "boot to first fbcon frame", kernels,
+                       lambda rel: bench_kernel(rel, boots, log=log), format_table,
+                       format_markdown, markdown, log,
+                       lambda s: os.path.join(vm.LOGDIR, "%s-bench-%s-%d.serial.log" % (
+                           s.rel, s.flavour, s.index)))
 
 
 def main(argv=None):

@@ -30,19 +30,16 @@ import os
 import re
 import statistics
 import sys
-import time
 
-TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if TESTS not in sys.path:
-    sys.path.insert(0, TESTS)
+BENCH = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(BENCH)
+for p in (TESTS, BENCH):
+    if p not in sys.path:
+        sys.path.insert(0, p)
 
 import harness  # noqa: E402
 import initramfs  # noqa: E402
 import vm  # noqa: E402
-
-BENCH = os.path.dirname(os.path.abspath(__file__))
-if BENCH not in sys.path:
-    sys.path.insert(0, BENCH)
 import boot  # noqa: E402
 
 FLAVOURS = ("kmsvt", "bochs")
@@ -112,27 +109,18 @@ def parse_bench(out):
     return vals
 
 
-class Sample:
+class Sample(boot.BootResult):
     """One boot: metrics or an error."""
 
     def __init__(self, rel, flavour, index):
-        self.rel, self.flavour, self.index = rel, flavour, index
+        super().__init__(rel, flavour, index)
         self.metrics = {}
         self.output = ""
-        self.error = None       # traceback of a failed boot
-        self.reason = None      # its one-line summary
 
-    @property
-    def ok(self):
-        return self.error is None
-
-    def line(self):
-        if not self.ok:
-            return "%s #%d: FAILED: %s" % (self.flavour, self.index, self.reason)
+    def summary(self):
         keys = ("flip_rate_hz", "vblank_wait_hz", "atomic_commit_hz", "mmap_memset_mbs",
                 "dumb_create_destroy_hz")
-        return "%s #%d: %s" % (self.flavour, self.index, "  ".join(
-            "%s %s" % (k, fmt(self.metrics.get(k))) for k in keys))
+        return "  ".join("%s %s" % (k, fmt(self.metrics.get(k))) for k in keys)
 
 
 def verify_driver(g, flavour):
@@ -231,12 +219,8 @@ def table_rows(samples, flavours=FLAVOURS):
 
 def format_table(rel, samples, flavours=FLAVOURS):
     head, rows = table_rows(samples, flavours)
-    widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
-    lines = ["kernel %s: KMS benchmark at %s, medians over boots" % (rel, MODE)]
-    for r in [head] + rows:
-        cells = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
+    return boot.text_table("kernel %s: KMS benchmark at %s, medians over boots" % (rel, MODE),
+                           head, rows)
 
 
 def format_markdown(rel, samples, flavours=FLAVOURS):
@@ -253,10 +237,6 @@ def format_markdown(rel, samples, flavours=FLAVOURS):
     return "\n".join(lines)
 
 
-def failures(samples):
-    return [s for s in samples if not s.ok]
-
-
 def run_all(kernels, boots=None, markdown=False, log=print):
     """The whole KMS benchmark on kernels (what tests/bench/run.py calls):
     prints a table a kernel; returns the number of failed boots."""
@@ -266,27 +246,13 @@ def run_all(kernels, boots=None, markdown=False, log=print):
         images(rel)
     log("kms: kmsvt-bench -m %s, %d boots per flavour, interleaved %s, load average %.2f" % (
         MODE, boots, ", ".join(FLAVOURS), os.getloadavg()[0]))
-    t0 = time.monotonic()
-    results = []
-    for rel in kernels:
-        samples = bench_kernel(rel, boots, log=lambda m: log(m))
-        results.append((rel, samples))
-        log(format_table(rel, samples) + "\n")
-    log("== KMS: page flips, commits, dumb buffers (all kernels) ==")
-    for rel, samples in results:
-        log(format_table(rel, samples) + "\n")
-    if markdown:
-        for rel, samples in results:
-            log(format_markdown(rel, samples) + "\n")
-    bad = [s for _, samples in results for s in failures(samples)]
-    for s in bad:
-        log("FAILED kms boot %s %s #%d (serial log %s):\n%s" % (
-            s.rel, s.flavour, s.index,
-            os.path.join(vm.LOGDIR, "%s-bench-kms-%s-%d.serial.log" % (s.rel, s.flavour, s.index)),
-            s.error))
-    log("kms benchmark took %.0fs, %d boots, %d failed, load average %.2f at the end" % (
-        time.monotonic() - t0, sum(len(s) for _, s in results), len(bad), os.getloadavg()[0]))
-    return len(bad)
+    bad = boot.run_kernels("kms", "KMS: page flips, commits, dumb buffers", kernels,
+                           lambda rel: bench_kernel(rel, boots, log=log), format_table,
+                           format_markdown, markdown, log,
+                           lambda s: os.path.join(vm.LOGDIR, "%s-bench-kms-%s-%d.serial.log" % (
+                               s.rel, s.flavour, s.index)))
+    log("load average %.2f at the end" % os.getloadavg()[0])
+    return bad
 
 
 def main(argv=None):

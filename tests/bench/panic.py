@@ -66,18 +66,15 @@ import subprocess
 import sys
 import time
 
-TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if TESTS not in sys.path:
-    sys.path.insert(0, TESTS)
+BENCH = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(BENCH)
+for p in (TESTS, BENCH):
+    if p not in sys.path:
+        sys.path.insert(0, p)
 
 import harness  # noqa: E402
 import initramfs  # noqa: E402
 import screenreader  # noqa: E402
-
-BENCH = os.path.dirname(os.path.abspath(__file__))
-if BENCH not in sys.path:
-    sys.path.insert(0, BENCH)
-
 import boot  # noqa: E402
 
 DEFAULT_BOOTS = 20

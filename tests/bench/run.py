@@ -74,36 +74,6 @@ def git_head():
     return head or "unknown"
 
 
-def run_boot(kernels, boots=None, markdown=False, log=print):
-    """The boot-to-console benchmark; returns the number of failed boots."""
-    boots = boots or boot.DEFAULT_BOOTS
-    log("boot-to-console: %d boots per flavour, interleaved %s" % (
-        boots, ", ".join(boot.FLAVOURS)))
-    t0 = time.monotonic()
-    results = []
-    for rel in kernels:
-        samples = boot.bench_kernel(rel, boots, log=log)
-        results.append((rel, samples))
-        log(boot.format_table(rel, samples) + "\n")
-
-    log("== boot to first fbcon frame (all kernels) ==")
-    for rel, samples in results:
-        log(boot.format_table(rel, samples) + "\n")
-    if markdown:
-        for rel, samples in results:
-            log(boot.format_markdown(rel, samples) + "\n")
-
-    bad = [s for _, samples in results for s in boot.failures(samples)]
-    for s in bad:
-        log("FAILED boot %s %s #%d (serial log %s):\n%s" % (
-            s.rel, s.flavour, s.index,
-            os.path.join(vm.LOGDIR, "%s-bench-%s-%d.serial.log" % (s.rel, s.flavour, s.index)),
-            s.error))
-    log("benchmark took %.0fs, %d boots, %d failed" % (
-        time.monotonic() - t0, sum(len(s) for _, s in results), len(bad)))
-    return len(bad)
-
-
 def run_panic(kernels, boots=None, markdown=False, log=print):
     """Panic to pixels; returns the number of failed boots (a baseline boot
     whose screen showed the panic counts as failed: the claim is wrong)."""
@@ -137,7 +107,7 @@ def run_panic_path(kernels, boots=None, markdown=False, log=print):
 # (kernels, boots or None for its own default, markdown, log), prints its
 # tables through log and returns the number of failed boots.
 BENCHMARKS = [
-    ("boot", run_boot),
+    ("boot", boot.run_all),
     ("kms", kms.run_all),
     ("panic", run_panic),
     ("panicpath", run_panic_path),
