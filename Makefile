@@ -15,7 +15,7 @@ KRELS := $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
 kdir_of = $(KDIR)
 else
 KRELS := $(shell cat $(BUILD)/kernels/releases 2>/dev/null)
-kdir_of = /usr/src/linux-headers-$(1)
+kdir_of = $(BUILD)/kernels/$(1)/build
 endif
 
 USER_TOOLS := $(patsubst userspace/%.c,$(BUILD)/userspace/%,$(wildcard userspace/*.c))

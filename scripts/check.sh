@@ -21,7 +21,7 @@ done
 [ $status = 0 ] && echo "checkpatch --strict: clean" || { echo "checkpatch: see above"; exit 1; }
 for rel in $(cat "$BUILD/kernels/releases"); do
 	make --no-print-directory module-one REL="$rel" >/dev/null
-	out=$(make -s -C "/usr/src/linux-headers-$rel" M="$BUILD/$rel" C=2 \
+	out=$(make -s -C "$BUILD/kernels/$rel/build" M="$BUILD/$rel" C=2 \
 		CHECK="sparse -Wno-unknown-attribute" modules 2>&1 | grep -E 'warning|error' |
 		grep "$BUILD/$rel/" || true)
 	if [ -n "$out" ]; then

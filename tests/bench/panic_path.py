@@ -124,7 +124,7 @@ def copy_sources(dst, src=REPO):
 
 def build(rel, kdir=None, src=REPO):
     """Build the instrumented copy; return its directory."""
-    kdir = kdir or "/usr/src/linux-headers-%s" % rel
+    kdir = kdir or os.path.join(REPO, "build", "kernels", rel, "build")
     if not os.path.isdir(kdir):
         raise CheckError("no kernel headers at %s: run make deps" % kdir)
     out = stackcheck_dir(rel)
@@ -169,7 +169,7 @@ def _short(path, base):
     for prefix in (base.rstrip("/") + "/",):
         if path.startswith(prefix):
             return path[len(prefix):]
-    m = re.match(r"^/usr/src/linux-headers-[^/]+/(.*)$", path)
+    m = re.match(r"^.*/linux-headers-[^/]+/(.*)$", path)
     return m.group(1) if m else path
 
 
