@@ -2,11 +2,13 @@
 /*
  * fbdev emulation for fbcon, as an in-kernel DRM client.
  *
- * The console gets one dumb buffer in VRAM and draws into it directly
- * (VRAM is scanned out in place, so there is no shadow buffer and no damage
- * worker).  Because the buffer is never moved or cleared, taking the display
- * back after a DRM master leaves only needs the client's modeset restored:
- * the console text is still there.
+ * The console gets one dumb buffer, pinned in VRAM for as long as the
+ * console exists, and draws into it directly (VRAM is scanned out in place,
+ * so there is no shadow buffer and no damage worker).  fbcon may draw at any
+ * moment, also while a master's buffer is on screen, so its buffer must
+ * never move.  Because it is never moved or cleared, taking the display back
+ * after a DRM master leaves only needs the client's modeset restored: the
+ * console text is still there.
  */
 #include <linux/fb.h>
 #include <linux/module.h>
@@ -22,12 +24,25 @@ struct kmsvt_fbdev {
 	struct drm_client_dev client;
 	struct drm_client_buffer *buffer;
 	struct fb_info *info;
+	bool pinned;			/* buffer pinned in VRAM */
 	u32 pseudo_palette[16];
 };
 
 static struct kmsvt_fbdev *to_fbdev(struct drm_client_dev *client)
 {
 	return container_of(client, struct kmsvt_fbdev, client);
+}
+
+static void kmsvt_fbdev_free_buffer(struct kmsvt_fbdev *fbdev)
+{
+	if (!fbdev->buffer)
+		return;
+	if (fbdev->pinned) {
+		WRITE_ONCE(to_kmsvt(fbdev->client.dev)->console_size, 0);
+		kmsvt_gem_unpin(fbdev->buffer->fb->obj[0]);
+	}
+	drm_client_framebuffer_delete(fbdev->buffer);
+	fbdev->buffer = NULL;
 }
 
 /* Give the display back to the console, unless a DRM master holds it. */
@@ -83,7 +98,7 @@ static void kmsvt_fb_destroy(struct fb_info *info)
 {
 	struct kmsvt_fbdev *fbdev = info->par;
 
-	drm_client_framebuffer_delete(fbdev->buffer);
+	kmsvt_fbdev_free_buffer(fbdev);
 	drm_client_release(&fbdev->client);
 	framebuffer_release(info);
 	kfree(fbdev);
@@ -201,7 +216,7 @@ static int kmsvt_fbdev_register(struct kmsvt_fbdev *fbdev)
 {
 	struct kmsvt_device *kdev = to_kmsvt(fbdev->client.dev);
 	struct drm_framebuffer *fb = fbdev->buffer->fb;
-	struct kmsvt_bo *bo = to_kmsvt_bo(fb->obj[0]);
+	s64 offset = kmsvt_gem_vram_offset(fb->obj[0]);
 	struct fb_info *info;
 	int ret;
 
@@ -212,15 +227,15 @@ static int kmsvt_fbdev_register(struct kmsvt_fbdev *fbdev)
 	info->fbops = &kmsvt_fb_ops;
 	info->flags = FBINFO_DEFAULT;
 	info->pseudo_palette = fbdev->pseudo_palette;
-	info->screen_base = kdev->vram + bo->node.start;
-	info->screen_size = bo->base.size;
+	info->screen_base = kdev->vram + offset;
+	info->screen_size = fb->obj[0]->size;
 
 	strscpy(info->fix.id, KMSVT_NAME, sizeof(info->fix.id));
 	info->fix.type = FB_TYPE_PACKED_PIXELS;
 	info->fix.visual = FB_VISUAL_TRUECOLOR;
 	info->fix.line_length = fb->pitches[0];
-	info->fix.smem_start = kdev->vram_base + bo->node.start;
-	info->fix.smem_len = bo->base.size;
+	info->fix.smem_start = kdev->vram_base + offset;
+	info->fix.smem_len = fb->obj[0]->size;
 	kmsvt_fill_var(&info->var, fb);
 
 	ret = fb_alloc_cmap(&info->cmap, 256, 0);
@@ -269,6 +284,11 @@ static int kmsvt_fbdev_setup(struct kmsvt_fbdev *fbdev)
 		fbdev->buffer = NULL;
 		return ret;
 	}
+	ret = kmsvt_gem_pin_console(fbdev->buffer->fb->obj[0]);
+	if (ret)
+		return ret;
+	fbdev->pinned = true;
+	WRITE_ONCE(to_kmsvt(client->dev)->console_size, fbdev->buffer->fb->obj[0]->size);
 
 	mutex_lock(&client->modeset_mutex);
 	drm_client_for_each_modeset(modeset, client)
@@ -301,7 +321,7 @@ static void kmsvt_fbdev_unregister(struct drm_client_dev *client)
 		unregister_framebuffer(fbdev->info);
 		return;
 	}
-	drm_client_framebuffer_delete(fbdev->buffer);
+	kmsvt_fbdev_free_buffer(fbdev);
 	drm_client_release(client);
 	kfree(fbdev);
 }

@@ -14,13 +14,22 @@
 
 #include "kmsvt.h"
 
-/* Caller holds scanout_lock.  After a panic the panic screen stays. */
+/*
+ * Caller holds scanout_lock.  After a panic the panic screen stays.  A new
+ * depth, or black to a picture, needs DISPI's mode registers; anything else
+ * only moves the scanout offsets.
+ */
 static void kmsvt_apply_pending(struct kmsvt_device *kdev)
 {
+	const struct kmsvt_scanout *so = &kdev->pending;
+
 	if (!kdev->pending_valid || kdev->panicked)
 		return;
-	kmsvt_hw_set_base(kdev, &kdev->pending);
-	kdev->scanout = kdev->pending;
+	if (so->bpp != kdev->scanout.bpp || (kdev->scanout.blank && !so->blank))
+		kmsvt_hw_set_mode(kdev, so);
+	else
+		kmsvt_hw_set_base(kdev, so);
+	kdev->scanout = *so;
 	kdev->pending_valid = false;
 }
 
@@ -38,6 +47,19 @@ void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *
 	if (!kdev->vblank_running)
 		kmsvt_apply_pending(kdev);
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+}
+
+/* The primary plane went off with the CRTC on: black, in the same mode. */
+void kmsvt_queue_blank(struct kmsvt_device *kdev)
+{
+	struct kmsvt_scanout so;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
+	so = kdev->pending_valid ? kdev->pending : kdev->scanout;
+	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	so.blank = true;
+	kmsvt_queue_scanout(kdev, &so);
 }
 
 static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
@@ -127,16 +149,6 @@ static enum drm_mode_status kmsvt_crtc_mode_valid(struct drm_crtc *crtc,
 	return kmsvt_mode_valid(to_kmsvt(crtc->dev), mode);
 }
 
-/* DISPI always scans something out: an active CRTC needs its primary plane. */
-static int kmsvt_crtc_atomic_check(struct drm_crtc *crtc, struct drm_atomic_state *state)
-{
-	struct drm_crtc_state *crtc_state = drm_atomic_get_new_crtc_state(state, crtc);
-
-	if (crtc_state->enable && !(crtc_state->plane_mask & drm_plane_mask(crtc->primary)))
-		return -EINVAL;
-	return 0;
-}
-
 static void kmsvt_crtc_atomic_enable(struct drm_crtc *crtc, struct drm_atomic_state *state)
 {
 	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
@@ -147,7 +159,10 @@ static void kmsvt_crtc_atomic_enable(struct drm_crtc *crtc, struct drm_atomic_st
 
 	if (!pstate)
 		pstate = crtc->primary->state;
-	kmsvt_plane_scanout(pstate, &so);
+	if (pstate->fb && pstate->visible)
+		kmsvt_plane_scanout(pstate, &so);
+	else
+		kmsvt_blank_scanout(mode, &so);
 
 	kdev->frame_period = ns_to_ktime(div_u64((u64)mode->crtc_htotal * mode->crtc_vtotal *
 						 1000000ULL, mode->crtc_clock));
@@ -204,7 +219,6 @@ static void kmsvt_crtc_atomic_flush(struct drm_crtc *crtc, struct drm_atomic_sta
 
 static const struct drm_crtc_helper_funcs kmsvt_crtc_helper_funcs = {
 	.mode_valid = kmsvt_crtc_mode_valid,
-	.atomic_check = kmsvt_crtc_atomic_check,
 	.atomic_enable = kmsvt_crtc_atomic_enable,
 	.atomic_disable = kmsvt_crtc_atomic_disable,
 	.atomic_flush = kmsvt_crtc_atomic_flush,

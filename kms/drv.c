@@ -14,6 +14,7 @@
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_framebuffer_helper.h>
+#include <drm/drm_gem_ttm_helper.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_prime.h>
@@ -63,7 +64,7 @@ static const struct drm_framebuffer_funcs kmsvt_fb_funcs = {
 	.dirty = kmsvt_fb_dirty,
 };
 
-/* Only our own VRAM buffers can be scanned out; refuse anything imported. */
+/* Only our own buffers can be scanned out; refuse anything imported. */
 static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct drm_file *file,
 					       const struct drm_mode_fb_cmd2 *cmd)
 {
@@ -105,6 +106,7 @@ static const struct drm_driver kmsvt_driver = {
 	.major = 1,
 	.minor = 0,
 	.dumb_create = kmsvt_gem_dumb_create,
+	.dumb_map_offset = drm_gem_ttm_dumb_map_offset,
 	.debugfs_init = kmsvt_gem_debugfs_init,
 	KMSVT_PRIME_CALLBACKS
 };
@@ -146,7 +148,6 @@ static void kmsvt_release(struct drm_device *drm, void *data)
 
 	kmsvt_crtc_fini(kdev);
 	kmsvt_hw_fini(kdev);
-	kmsvt_gem_fini(kdev);
 }
 
 static int kmsvt_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
@@ -163,8 +164,10 @@ static int kmsvt_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent
 	if (ret)
 		return ret;
 	kmsvt_panic_reserve(kdev);
-	kmsvt_gem_init(kdev);
 	ret = drmm_add_action(&kdev->drm, kmsvt_release, NULL);
+	if (ret)
+		return ret;
+	ret = kmsvt_gem_init(kdev);
 	if (ret)
 		return ret;
 

@@ -174,11 +174,16 @@ int kmsvt_hw_scanout_valid(const struct kmsvt_scanout *so, u32 height)
 	return 0;
 }
 
+/* A blank scanout only turns the picture off; set_mode turns it on again. */
 void kmsvt_hw_set_base(struct kmsvt_device *kdev, const struct kmsvt_scanout *so)
 {
 	u64 y = div_u64(so->offset, so->pitch);
 	u32 x = (so->offset - y * so->pitch) / so->cpp;
 
+	if (so->blank) {
+		kmsvt_hw_blank(kdev, true);
+		return;
+	}
 	dispi_write(kdev, DISPI_VIRT_WIDTH, so->pitch / so->cpp);
 	dispi_write(kdev, DISPI_X_OFFSET, x);
 	dispi_write(kdev, DISPI_Y_OFFSET, y);
@@ -186,7 +191,8 @@ void kmsvt_hw_set_base(struct kmsvt_device *kdev, const struct kmsvt_scanout *so
 
 void kmsvt_hw_set_mode(struct kmsvt_device *kdev, const struct kmsvt_scanout *so)
 {
-	kmsvt_hw_blank(kdev, false);
+	if (!so->blank)
+		kmsvt_hw_blank(kdev, false);
 	dispi_write(kdev, DISPI_ENABLE, 0);
 	dispi_write(kdev, DISPI_BPP, so->bpp);
 	dispi_write(kdev, DISPI_XRES, so->width);

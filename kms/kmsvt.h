@@ -2,8 +2,9 @@
 /*
  * kmsvt: DRM/KMS driver for QEMU's Bochs/std-VGA display.
  *
- * One device structure owns everything: the two PCI BARs, the VRAM
- * allocator, and one CRTC -> primary plane -> encoder -> connector chain.
+ * One device structure owns everything: the two PCI BARs, the buffer
+ * limits (buffers themselves are TTM objects, see gem/), and one CRTC ->
+ * primary plane -> encoder -> connector chain.
  */
 #ifndef KMSVT_H
 #define KMSVT_H
@@ -17,7 +18,6 @@
 #include <drm/drm_device.h>
 #include <drm/drm_encoder.h>
 #include <drm/drm_gem.h>
-#include <drm/drm_mm.h>
 #include <drm/drm_plane.h>
 
 #define KMSVT_NAME "kmsvt"
@@ -55,6 +55,7 @@ struct kmsvt_scanout {
 	u32 cpp;		/* bytes per pixel */
 	u32 bpp;		/* DISPI BPP value (15, 16, 32) */
 	u64 offset;		/* VRAM offset of the first visible pixel */
+	bool blank;		/* CRTC on, plane off: show black */
 };
 
 struct kmsvt_device {
@@ -69,10 +70,9 @@ struct kmsvt_device {
 	u32 qext_size;			/* QEMU extended registers, 0 if none */
 	const struct drm_edid *edid;
 
-	/* VRAM allocator (gem/) */
-	struct drm_mm vram_mm;
-	struct mutex vram_lock;		/* protects vram_mm */
-	u64 vram_used;
+	/* buffer objects (gem/) */
+	u64 gem_limit;			/* all buffers together, in bytes */
+	u64 console_size;		/* VRAM the console's buffer keeps */
 
 	/* display pipeline (kms/) */
 	struct drm_plane primary;
@@ -117,31 +117,24 @@ int kmsvt_hw_scanout_valid(const struct kmsvt_scanout *so, u32 height);
 int kmsvt_crtc_init(struct kmsvt_device *kdev);
 void kmsvt_crtc_fini(struct kmsvt_device *kdev);
 void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
+void kmsvt_queue_blank(struct kmsvt_device *kdev);
 int kmsvt_plane_init(struct kmsvt_device *kdev);
 void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scanout *so);
+void kmsvt_blank_scanout(const struct drm_display_mode *mode, struct kmsvt_scanout *so);
 int kmsvt_output_init(struct kmsvt_device *kdev);
 enum drm_mode_status kmsvt_mode_valid(struct kmsvt_device *kdev,
 				      const struct drm_display_mode *mode);
 
 /* gem/gem.c */
-struct kmsvt_bo {
-	struct drm_gem_object base;
-	struct drm_mm_node node;	/* VRAM range; start is the offset */
-	unsigned int pin_count;		/* scanout users */
-};
-
-static inline struct kmsvt_bo *to_kmsvt_bo(struct drm_gem_object *obj)
-{
-	return container_of(obj, struct kmsvt_bo, base);
-}
-
-void kmsvt_gem_init(struct kmsvt_device *kdev);
-void kmsvt_gem_fini(struct kmsvt_device *kdev);
+int kmsvt_gem_init(struct kmsvt_device *kdev);
 int kmsvt_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
 			  struct drm_mode_create_dumb *args);
 bool kmsvt_gem_is_ours(const struct drm_gem_object *obj);
-void kmsvt_gem_pin(struct kmsvt_bo *bo);
-void kmsvt_gem_unpin(struct kmsvt_bo *bo);
+s64 kmsvt_gem_vram_offset(struct drm_gem_object *obj);
+int kmsvt_gem_pin_console(struct drm_gem_object *obj);
+void kmsvt_gem_unpin(struct drm_gem_object *obj);
+int kmsvt_gem_prepare_fb(struct drm_plane *plane, struct drm_plane_state *state);
+void kmsvt_gem_cleanup_fb(struct drm_plane *plane, struct drm_plane_state *state);
 void kmsvt_gem_debugfs_init(struct drm_minor *minor);
 
 /* panic/panic.c */

@@ -14,10 +14,36 @@
 #define NOEDID_MAX_W 1920
 #define NOEDID_MAX_H 1200
 
+/*
+ * The vblank hrtimer runs at the mode's refresh: keep it between 1 Hz and
+ * 240 Hz, and the pixel clock (kHz) below 2 GHz, so that a client's
+ * made-up timings cannot turn the timer into an interrupt storm.
+ */
+#define KMSVT_MAX_CLOCK		2000000
+#define KMSVT_MIN_REFRESH_MHZ	1000
+#define KMSVT_MAX_REFRESH_MHZ	240000
+
+static enum drm_mode_status kmsvt_mode_timing_valid(const struct drm_display_mode *mode)
+{
+	u64 frame = (u64)mode->htotal * mode->vtotal, mhz;
+
+	if (mode->clock <= 0 || !frame)
+		return MODE_CLOCK_LOW;
+	if (mode->clock > KMSVT_MAX_CLOCK)
+		return MODE_CLOCK_HIGH;
+	mhz = div64_u64((u64)mode->clock * 1000000, frame);
+	if (mhz < KMSVT_MIN_REFRESH_MHZ)
+		return MODE_CLOCK_LOW;
+	if (mhz > KMSVT_MAX_REFRESH_MHZ)
+		return MODE_CLOCK_HIGH;
+	return MODE_OK;
+}
+
 enum drm_mode_status kmsvt_mode_valid(struct kmsvt_device *kdev,
 				      const struct drm_display_mode *mode)
 {
 	u64 size = (u64)ALIGN(mode->hdisplay * 4, 64) * mode->vdisplay;
+	enum drm_mode_status status;
 
 	if (mode->hdisplay % 8)
 		return MODE_H_ILLEGAL;
@@ -27,11 +53,15 @@ enum drm_mode_status kmsvt_mode_valid(struct kmsvt_device *kdev,
 		return MODE_BAD_HVALUE;
 	if (mode->vdisplay > DISPI_MAX_YRES)
 		return MODE_BAD_VVALUE;
+	status = kmsvt_mode_timing_valid(mode);
+	if (status != MODE_OK)
+		return status;
 	/*
 	 * Every mode must fit at 32 bpp, with room for a second buffer to flip
-	 * to, in the VRAM the allocator hands out (the panic buffer is not).
+	 * to, in the VRAM buffers can be pinned in: not the panic buffer, and
+	 * not the console's once it exists.
 	 */
-	if (size * 2 > kdev->panic_reserve.offset)
+	if (size * 2 + READ_ONCE(kdev->console_size) > kdev->panic_reserve.offset)
 		return MODE_MEM;
 	return MODE_OK;
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The primary plane: one linear framebuffer, scanned out in place from VRAM
- * by pointing DISPI's virtual-screen offsets at it.
+ * by pointing DISPI's virtual-screen offsets at it.  gem/ pins it there for
+ * as long as a plane state uses it.
  */
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
-#include <drm/drm_gem_atomic_helper.h>
 #include <drm/drm_plane_helper.h>
 
 #include "kmsvt.h"
@@ -36,10 +36,11 @@ static u32 kmsvt_dispi_bpp(u32 format)
 	}
 }
 
-void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scanout *so)
+/* The scanout for @state with the framebuffer's buffer at VRAM offset @base. */
+static void kmsvt_plane_scanout_at(const struct drm_plane_state *state, u64 base,
+				   struct kmsvt_scanout *so)
 {
 	const struct drm_framebuffer *fb = state->fb;
-	const struct kmsvt_bo *bo = to_kmsvt_bo(fb->obj[0]);
 
 	so->width = drm_rect_width(&state->dst);
 	so->height = drm_rect_height(&state->dst);
@@ -47,9 +48,30 @@ void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scano
 	so->pitch = fb->pitches[0];
 	so->cpp = fb->format->cpp[0];
 	so->bpp = kmsvt_dispi_bpp(fb->format->format);
-	so->offset = bo->node.start + fb->offsets[0] +
+	so->offset = base + fb->offsets[0] +
 		     (u64)(state->src.y1 >> 16) * so->pitch +
 		     (state->src.x1 >> 16) * so->cpp;
+	so->blank = false;
+}
+
+/* For a visible plane whose framebuffer is pinned (after prepare_fb). */
+void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scanout *so)
+{
+	kmsvt_plane_scanout_at(state, kmsvt_gem_vram_offset(state->fb->obj[0]), so);
+}
+
+/*
+ * CRTC on, primary plane off: the mode runs and the attribute controller
+ * blanks it.  The geometry is the mode's, at the start of VRAM, so that the
+ * registers hold a valid mode; nothing is read from there while blanked.
+ */
+void kmsvt_blank_scanout(const struct drm_display_mode *mode, struct kmsvt_scanout *so)
+{
+	*so = (struct kmsvt_scanout){
+		.width = mode->hdisplay, .height = mode->vdisplay,
+		.format = DRM_FORMAT_XRGB8888, .pitch = mode->hdisplay * 4,
+		.cpp = 4, .bpp = 32, .offset = 0, .blank = true,
+	};
 }
 
 static int kmsvt_plane_atomic_check(struct drm_plane *plane, struct drm_atomic_state *state)
@@ -67,7 +89,8 @@ static int kmsvt_plane_atomic_check(struct drm_plane *plane, struct drm_atomic_s
 	if (ret || !new->visible)
 		return ret;
 
-	kmsvt_plane_scanout(new, &so);
+	/* Where the buffer will sit is known at prepare_fb; check the rest. */
+	kmsvt_plane_scanout_at(new, 0, &so);
 	ret = kmsvt_hw_scanout_valid(&so, drm_rect_height(&new->dst));
 	if (ret)
 		drm_dbg_kms(plane->dev, "scanout offset %llu pitch %u not programmable\n",
@@ -78,38 +101,49 @@ static int kmsvt_plane_atomic_check(struct drm_plane *plane, struct drm_atomic_s
 static void kmsvt_plane_atomic_update(struct drm_plane *plane, struct drm_atomic_state *state)
 {
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
+	struct kmsvt_device *kdev = to_kmsvt(plane->dev);
 	struct drm_crtc_state *crtc_state;
 	struct kmsvt_scanout so;
 
-	if (!new->visible || !new->crtc)
+	if (!new->crtc || !new->visible) {
+		/* Turned off on a running CRTC: black from the next vblank. */
+		if (READ_ONCE(kdev->scanout_on))
+			kmsvt_queue_blank(kdev);
 		return;
+	}
 	crtc_state = drm_atomic_get_new_crtc_state(state, new->crtc);
 	/* A modeset programs the whole mode in the CRTC's enable instead. */
 	if (crtc_state && drm_atomic_crtc_needs_modeset(crtc_state))
 		return;
 
 	kmsvt_plane_scanout(new, &so);
-	kmsvt_queue_scanout(to_kmsvt(plane->dev), &so);
+	kmsvt_queue_scanout(kdev, &so);
 }
 
-/* VRAM buffers never move, but keep count of who scans a buffer out. */
+/*
+ * Pin the framebuffer in VRAM (gem/ moves it there), then check that DISPI
+ * can address where it landed: its offsets only reach so far.
+ */
 static int kmsvt_plane_prepare_fb(struct drm_plane *plane, struct drm_plane_state *state)
 {
-	if (!state->fb)
-		return 0;
-	kmsvt_gem_pin(to_kmsvt_bo(state->fb->obj[0]));
-	return drm_gem_plane_helper_prepare_fb(plane, state);
-}
+	struct kmsvt_scanout so;
+	int ret;
 
-static void kmsvt_plane_cleanup_fb(struct drm_plane *plane, struct drm_plane_state *state)
-{
-	if (state->fb)
-		kmsvt_gem_unpin(to_kmsvt_bo(state->fb->obj[0]));
+	ret = kmsvt_gem_prepare_fb(plane, state);
+	if (ret || !state->fb || !state->visible)
+		return ret;
+	kmsvt_plane_scanout(state, &so);
+	if (kmsvt_hw_scanout_valid(&so, so.height)) {
+		drm_dbg_kms(plane->dev, "buffer at %llu out of DISPI's reach\n", so.offset);
+		kmsvt_gem_cleanup_fb(plane, state);
+		return -ENOSPC;
+	}
+	return 0;
 }
 
 static const struct drm_plane_helper_funcs kmsvt_plane_helper_funcs = {
 	.prepare_fb = kmsvt_plane_prepare_fb,
-	.cleanup_fb = kmsvt_plane_cleanup_fb,
+	.cleanup_fb = kmsvt_gem_cleanup_fb,
 	.atomic_check = kmsvt_plane_atomic_check,
 	.atomic_update = kmsvt_plane_atomic_update,
 };

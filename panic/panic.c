@@ -455,7 +455,7 @@ static bool kmsvt_scanout_snapshot(struct kmsvt_device *kdev, struct kmsvt_scano
 	if (stop_flips)
 		kdev->pending_valid = false;
 	*so = kdev->scanout;
-	on = kdev->scanout_on;
+	on = kdev->scanout_on && !so->blank;
 	raw_spin_unlock(&kdev->scanout_lock);
 	return on;
 }

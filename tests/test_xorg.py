@@ -105,3 +105,61 @@ def xorg_xterm(ctx, flavour="kmsvt"):
 
 def test_xorg_xterm(ctx):
     xorg_xterm(ctx, "kmsvt")
+
+
+# Three users, each with an X server on a VT of their own, root colour and
+# xterm line their own: (display, vt, root colour, xterm text).
+USERS = ((1, 2, (0x40, 0x10, 0x10), "XORG USER ONE ON VT2"),
+         (2, 3, (0x10, 0x40, 0x10), "XORG USER TWO ON VT3"),
+         (3, 4, (0x10, 0x10, 0x40), "XORG USER THREE ON VT4"))
+CONSOLE_TEXT = "console under three X servers"
+
+
+def wait_user(g, user, timeout=90):
+    """Screendump until user's xterm line at (0, 0) and root colour show."""
+    display, vt, rgb, text = user
+    deadline = time.monotonic() + timeout
+    while True:
+        img = g.screendump()
+        origin, _ = xorg.find_text_origin(img, text, max_mismatch=0)
+        corner = img.pixel(img.width - 8, img.height - 8)
+        if origin == (0, 0) and corner == rgb and (img.width, img.height) == (1280, 800):
+            return img
+        if time.monotonic() > deadline:
+            path = os.path.join(LOGDIR, "%s-vt%d-fail.ppm" % (g.name, vt))
+            img.save_ppm(path)
+            raise TestFailure("%s: VT%d (X :%d) not shown: text at %r, corner %r, %dx%d "
+                              "(saved %s)" % (g.name, vt, display, origin, corner, img.width,
+                                              img.height, path))
+        time.sleep(1)
+
+
+def test_xorg_three_users(ctx):
+    """Three real X servers at 1280x800 on VT2-VT4 and the console on tty1,
+    on the default 16 MiB of VRAM: each one is shown after a switch to it,
+    and the console text is back on tty1 after them."""
+    g = xorg.guest(ctx, "xorg-3users")
+    g.tty_write("\033[2J\033[H" + CONSOLE_TEXT + "\n")
+    g.wait_screen_text(CONSOLE_TEXT)
+    for user in USERS:
+        display, vt, rgb, text = user
+        x = ":%d" % display
+        secs = g.start_xorg(display=display, vt=vt)
+        print("%s: X %s on vt%d answered after %.0f s" % (g.name, x, vt, secs), flush=True)
+        g.xsh("xsetroot -solid '#%02x%02x%02x'" % rgb, display=x, check=True)
+        g.xsh("xset +fp %s && xset fp rehash" % xorg.FONT_DIR_GUEST, display=x, check=True)
+        g.xsh(xterm_cmd(text), display=x, check=True)
+        wait_user(g, user)
+    for vt in (2, 3, 4, 2, 4, 3):
+        g.sh("chvt %d" % vt, check=True)
+        img = wait_user(g, USERS[vt - 2])
+        img.save_ppm(os.path.join(LOGDIR, "%s-vt%d.ppm" % (g.name, vt)))
+    _, ps = g.xsh("ps -o args= -C Xorg")
+    check(all(":%d vt%d" % (u[0], u[1]) in ps for u in USERS), "X servers running: %r" % ps)
+    save(g, "vram", g.sh("cat /sys/kernel/debug/dri/*/vram")[1])
+    g.sh("chvt 1", check=True)
+    img, _ = g.wait_screen_text(CONSOLE_TEXT, timeout=30)
+    check((img.width, img.height) == (1280, 800), "console at %dx%d" % (img.width, img.height))
+    for u in USERS:
+        save(g, "Xorg.%d.log" % u[0], g.xorg_log(u[0]))
+    g.assert_no_oops()

@@ -359,26 +359,28 @@ class XorgGuest(harness.Guest):
                        "HOME=/root TERM=linux DISPLAY=%s /bin/sh -c '%s'" % (MNT, display, esc),
                        timeout=timeout, check=check)
 
-    def start_xorg(self, timeout=240, args="-nolisten tcp -noreset"):
-        """Start Xorg :0 on vt1 and wait until it answers; returns seconds."""
+    def start_xorg(self, timeout=240, args="-nolisten tcp -noreset", display=0, vt=1):
+        """Start Xorg :display on vt and wait until it answers; returns seconds."""
         t0 = time.monotonic()
-        self.xsh("Xorg :0 vt1 %s >/tmp/xorg.out 2>&1 </dev/null &" % args, check=True)
+        out = "/tmp/xorg.%d.out" % display
+        self.xsh("Xorg :%d vt%d %s >%s 2>&1 </dev/null &" % (display, vt, args, out), check=True)
         deadline = t0 + timeout
         while True:
-            st, _ = self.xsh("xset q >/dev/null 2>&1", timeout=60)
+            st, _ = self.xsh("xset q >/dev/null 2>&1", timeout=60, display=":%d" % display)
             if st == 0:
                 self.xorg_seconds = time.monotonic() - t0
                 return self.xorg_seconds
-            st, alive = self.xsh("pidof Xorg", timeout=60)
+            st, alive = self.xsh("ps -o args= -C Xorg | grep -q '^Xorg :%d '" % display,
+                                 timeout=60)
             if st or time.monotonic() > deadline:
-                raise harness.TestFailure("%s: Xorg %s after %.0f s:\n%s\n--- Xorg.0.log:\n%s" % (
-                    self.name, "exited" if st else "not up",
-                    time.monotonic() - t0, self.xsh("cat /tmp/xorg.out")[1][-3000:],
-                    self.xorg_log()[-6000:]))
+                raise harness.TestFailure("%s: Xorg :%d %s after %.0f s:\n%s\n--- log:\n%s" % (
+                    self.name, display, "exited" if st else "not up",
+                    time.monotonic() - t0, self.xsh("cat " + out)[1][-3000:],
+                    self.xorg_log(display)[-6000:]))
             time.sleep(2)
 
-    def xorg_log(self):
-        return self.xsh("cat /var/log/Xorg.0.log", timeout=60)[1]
+    def xorg_log(self, display=0):
+        return self.xsh("cat /var/log/Xorg.%d.log" % display, timeout=60)[1]
 
 
 def guest(ctx, name, flavour="kmsvt", mem=1024, **kw):

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +23,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -52,6 +55,7 @@ struct dev {
 	uint32_t conn, crtc, plane;
 	drmModeModeInfo mode;		/* the connector's preferred mode */
 	drmModeModeInfo alt;		/* another, smaller mode (or mode again) */
+	drmModeModeInfo big;		/* the largest mode offered */
 	double refresh;			/* exact refresh of mode, Hz */
 	struct props p;
 	struct buf scan[2];		/* our scanout buffers, at mode's size */
@@ -151,6 +155,30 @@ static const char *err(int ret)
 }
 
 /* ret must be one of the negated errnos listed (0-terminated), e.g. EINVAL, 0. */
+/*
+ * With KMSVT_TEST_SYNC=DIR, stop at a named point so that someone outside
+ * (the test harness, which reads the screen) can look: create DIR/NAME and
+ * wait up to a minute for DIR/NAME.ack.  Without it, go straight on.
+ */
+static void checkpoint(const char *name)
+{
+	const char *dir = getenv("KMSVT_TEST_SYNC");
+	char path[512];
+	struct stat st;
+	int fd;
+
+	if (!dir)
+		return;
+	fflush(stdout);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/%s.ack", dir, name);
+	for (int i = 0; i < 3000 && stat(path, &st); i++)
+		usleep(20000);
+}
+
 static int expect(const char *name, int ret, ...)
 {
 	char want[128] = "";
@@ -1115,35 +1143,6 @@ static void bad_double_free(struct dev *d)
 	expect("bad_destroy_dumb_twice", dumb_destroy(d->fd, b.handle), EINVAL, ENOENT, 0);
 }
 
-/* Allocate 1 MiB buffers until VRAM is full; returns how many (-errno: other error). */
-static int fill_vram(int fd, uint32_t *h, int max, int *last)
-{
-	struct drm_mode_create_dumb c;
-	int n = 0;
-
-	while (n < max && !(*last = dumb_create(fd, 512, 512, 32, &c)))
-		h[n++] = c.handle;
-	return n;
-}
-
-/* A clean -ENOSPC when VRAM is full, and all of it back after freeing. */
-static void bad_vram_full(struct dev *d)
-{
-	uint32_t h[256];
-	int n, n2, ret;
-
-	n = fill_vram(d->fd, h, 256, &ret);
-	expect("bad_vram_full", ret, ENOSPC, ENOMEM, 0);
-	diag("VRAM full after %d more MiB", n);
-	for (n2 = n; n; )
-		dumb_destroy(d->fd, h[--n]);
-	n = fill_vram(d->fd, h, n2, &ret);
-	check(n == n2, "bad_vram_freed", "%d of %d 1 MiB buffers again after freeing (%s)", n, n2,
-	      err(ret));
-	while (n)
-		dumb_destroy(d->fd, h[--n]);
-}
-
 static void bad_mode_commit(struct dev *d)
 {
 	drmModeModeInfo huge = make_mode(8192, 8192);
@@ -1235,12 +1234,358 @@ static void group_bad(struct dev *d)
 	bad_dumb(d);
 	bad_addfb(d);
 	bad_double_free(d);
-	bad_vram_full(d);
 	if (!active_or_fail(d, "bad_setup")) {
 		bad_mode_commit(d);
 		bad_flip_off(d);
 	}
 	bad_close_pending(d);
+}
+
+/* ---- group: mem -------------------------------------------------------- */
+
+#define MEM_MAX_BUFS 4096
+
+/* Allocate big-mode buffers until refused: more than VRAM, then a clean error. */
+static void mem_until_refused(struct dev *d)
+{
+	const drmModeModeInfo *m = &d->big;
+	struct drm_mode_create_dumb *c = calloc(MEM_MAX_BUFS, sizeof(*c));
+	int n = 0, ret = 0, bad = 0;
+	uint64_t total = 0;
+
+	if (!c)
+		return;
+	while (n < MEM_MAX_BUFS && !(ret = dumb_create(d->fd, m->hdisplay, m->vdisplay, 32, &c[n])))
+		total += c[n++].size;
+	expect("mem_alloc_refused", n < MEM_MAX_BUFS ? ret : -1, ENOMEM, ENOSPC, 0);
+	check(1, "mem_alloc_total", "%d buffers of %ux%u, %llu MiB", n, m->hdisplay,
+	      m->vdisplay, (unsigned long long)(total >> 20));
+	/* The first, a middle and the last are real memory, each its own. */
+	for (int k = 0; k < 3 && n; k++) {
+		int i = k == 0 ? 0 : k == 1 ? n / 2 : n - 1;
+		uint32_t *p = dumb_map(d->fd, c[i].handle, c[i].size, 0);
+
+		if (!p) {
+			bad++;
+			continue;
+		}
+		bad += p[0] != 0 || p[c[i].size / 4 - 1] != 0;
+		p[0] = 0x5eed0000 + i;
+		p[c[i].size / 4 - 1] = ~p[0];
+		bad += p[0] != 0x5eed0000u + i || p[c[i].size / 4 - 1] != ~(0x5eed0000u + i);
+		munmap(p, c[i].size);
+	}
+	check(!bad, "mem_alloc_usable", "%d of 3 sampled buffers not zeroed or not writable", bad);
+	while (n)
+		dumb_destroy(d->fd, c[--n].handle);
+	free(c);
+}
+
+/* Word i of pattern @seed: unique per word and per pattern. */
+static uint32_t pat(uint32_t seed, uint64_t i)
+{
+	return (uint32_t)(i * 2654435761u) ^ seed;
+}
+
+static uint64_t pat_mismatch(const volatile uint32_t *p, uint64_t words, uint32_t seed)
+{
+	uint64_t bad = 0;
+
+	for (uint64_t i = 0; i < words; i++)
+		bad += p[i] != pat(seed, i);
+	return bad;
+}
+
+static uint64_t count_nonzero(const volatile uint32_t *p, uint64_t words)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < words; i++)
+		n += p[i] != 0;
+	return n;
+}
+
+static void pat_write(volatile uint32_t *p, uint64_t words, uint32_t seed)
+{
+	for (uint64_t i = 0; i < words; i++)
+		p[i] = pat(seed, i);
+}
+
+static int show(struct dev *d, uint32_t fb)
+{
+	return commit_flip(d, fb, 0, 0);
+}
+
+/*
+ * One mapping of buffer x, held while x is shown (moved into VRAM), pushed
+ * out by enough other buffers shown after it (evicted), and shown again:
+ * every byte read through the mapping is x's own at each step.
+ */
+static void mem_mmap_across_moves(struct dev *d)
+{
+	uint32_t w = d->mode.hdisplay, h = d->mode.vdisplay;
+	struct buf x, other[4];
+	volatile uint32_t *p;
+	uint64_t words, bad;
+	int ret, i;
+
+	if (active_or_fail(d, "mem_mmap_setup"))
+		return;
+	ret = buf_create(d->fd, w, h, &x);
+	if (!check(!ret, "mem_mmap_setup", "buffer: %s", err(ret)))
+		return;
+	p = dumb_map(d->fd, x.handle, x.size, 0);
+	words = x.size / 4;
+	if (!check(p != NULL, "mem_mmap_setup", "mmap failed")) {
+		buf_destroy(d->fd, &x);
+		return;
+	}
+	bad = count_nonzero(p, words);
+	check(!bad, "mem_new_buffer_zero", "%llu words not zero", (unsigned long long)bad);
+	pat_write(p, words, 0x1111);
+	ret = show(d, x.fb);
+	bad = pat_mismatch(p, words, 0x1111);
+	check(!ret && !bad, "mem_mmap_after_move_in", "%s, %llu words differ", err(ret),
+	      (unsigned long long)bad);
+	pat_write(p, words, 0x2222);
+
+	/* More than VRAM holds goes on screen after x: x must leave VRAM. */
+	for (i = 0; i < 4 && !ret; i++) {
+		ret = buf_create(d->fd, w, h, &other[i]);
+		if (!ret)
+			fill(d->fd, &other[i], 0x00102030 * (i + 1));
+		ret = ret ? ret : show(d, other[i].fb);
+	}
+	bad = pat_mismatch(p, words, 0x2222);
+	check(!ret && !bad, "mem_mmap_after_eviction", "%s, %llu words differ", err(ret),
+	      (unsigned long long)bad);
+	pat_write(p, words, 0x3333);
+	ret = show(d, x.fb);
+	bad = pat_mismatch(p, words, 0x3333);
+	check(!ret && !bad, "mem_mmap_after_move_back", "%s, %llu words differ", err(ret),
+	      (unsigned long long)bad);
+	ret = ret ? ret : show(d, d->scan[d->cur].fb);
+	while (i--)
+		buf_destroy(d->fd, &other[i]);
+	munmap((void *)p, x.size);
+	buf_destroy(d->fd, &x);
+}
+
+/* An untouched new buffer scanned out is black: nobody's old pixels. */
+static void mem_new_buffer_shown(struct dev *d)
+{
+	struct buf b;
+	uint32_t *p;
+	uint64_t nonzero = 0;
+	int ret;
+
+	if (active_or_fail(d, "mem_new_setup"))
+		return;
+	ret = buf_create(d->fd, d->mode.hdisplay, d->mode.vdisplay, &b);
+	ret = ret ? ret : show(d, b.fb);
+	p = ret ? NULL : dumb_map(d->fd, b.handle, b.size, 0);
+	if (p)
+		nonzero = count_nonzero(p, b.size / 4);
+	check(p && !nonzero, "mem_new_buffer_shown_is_zero", "%s, %llu words not zero",
+	      err(ret), (unsigned long long)nonzero);
+	checkpoint("new_buffer_black");
+	if (p)
+		munmap(p, b.size);
+	show(d, d->scan[d->cur].fb);
+	buf_destroy(d->fd, &b);
+}
+
+/* The primary plane off on an active CRTC: allowed, black; and back on. */
+static void mem_plane_off(struct dev *d)
+{
+	drmModeAtomicReq *req;
+	int ret;
+
+	if (active_or_fail(d, "plane_off_setup"))
+		return;
+	req = drmModeAtomicAlloc();
+	drmModeAtomicAddProperty(req, d->plane, d->p.fb_id, 0);
+	drmModeAtomicAddProperty(req, d->plane, d->p.crtc_id, 0);
+	ret = drmModeAtomicCommit(d->fd, req, 0, NULL);
+	drmModeAtomicFree(req);
+	check(!ret, "plane_off_crtc_on", "%s", err(ret));
+	checkpoint("plane_off");
+	req = drmModeAtomicAlloc();
+	add_plane(req, d, d->scan[0].fb, d->mode.hdisplay, d->mode.vdisplay, d->mode.hdisplay,
+		  d->mode.vdisplay);
+	ret = drmModeAtomicCommit(d->fd, req, 0, NULL);
+	drmModeAtomicFree(req);
+	d->cur = 0;
+	check(!ret, "plane_on_again", "%s", err(ret));
+	checkpoint("plane_on");
+}
+
+/* Timings no monitor has: refused by mode validation, not run. */
+static void mem_bad_timings(struct dev *d)
+{
+	drmModeModeInfo m = make_mode(d->mode.hdisplay, d->mode.vdisplay);
+	int ret;
+
+	if (active_or_fail(d, "bad_timing_setup"))
+		return;
+	m.clock = INT32_MAX;
+	ret = commit_mode(d, &m, d->scan[d->cur].fb, m.hdisplay, m.vdisplay,
+			  DRM_MODE_ATOMIC_TEST_ONLY);
+	expect("bad_timing_clock_int_max", ret, EINVAL, 0);
+	m = make_mode(d->mode.hdisplay, d->mode.vdisplay);
+	m.htotal = m.hsync_end;
+	m.vtotal = m.vsync_end;
+	m.clock = 0x7fffffff / 1000 * 999;
+	ret = commit_mode(d, &m, d->scan[d->cur].fb, m.hdisplay, m.vdisplay,
+			  DRM_MODE_ATOMIC_TEST_ONLY);
+	expect("bad_timing_vrefresh_overflow", ret, EINVAL, 0);
+	m = make_mode(d->mode.hdisplay, d->mode.vdisplay);
+	m.clock = 1;
+	ret = commit_mode(d, &m, d->scan[d->cur].fb, m.hdisplay, m.vdisplay,
+			  DRM_MODE_ATOMIC_TEST_ONLY);
+	expect("bad_timing_refresh_below_1hz", ret, EINVAL, 0);
+	check(crtc_fb(d, NULL) == d->scan[d->cur].fb, "bad_timing_changes_nothing", "%s", "");
+}
+
+static void group_mem(struct dev *d)
+{
+	mem_until_refused(d);
+	mem_new_buffer_shown(d);
+	mem_mmap_across_moves(d);
+	mem_plane_off(d);
+	mem_bad_timings(d);
+}
+
+/* ---- group: turns ------------------------------------------------------ */
+
+#define TURNS 4
+#define TURN_FLIPS 60
+
+/* Client i's colour: one per client, easy to tell apart on screen. */
+static const uint32_t turn_colors[TURNS] = { 0x00c02020, 0x0020c020, 0x002020c0, 0x00c0c020 };
+
+/*
+ * One client's turn: master, its mode with buffer A, 60 vsynced flips
+ * between B and A (ending on A), then the screen is looked at, and master
+ * is dropped for the next one.  Returns the number of failed checks.
+ */
+static int turn_run(struct dev *c, int i)
+{
+	static struct flips f;
+	char name[32];
+	double t0, wall, span;
+	int ret, bad = 0;
+
+	memset(&f, 0, sizeof(f));
+	ret = drmSetMaster(c->fd) ? -errno : 0;
+	ret = ret ? ret : commit_mode(c, &c->mode, c->scan[0].fb, c->mode.hdisplay,
+				     c->mode.vdisplay, 0);
+	snprintf(name, sizeof(name), "turns_%d_modeset", i);
+	bad += !check(!ret, name, "%s", err(ret));
+	t0 = now();
+	for (int k = 0; !ret && k < TURN_FLIPS; k++) {
+		ret = commit_flip(c, c->scan[!(k & 1)].fb,
+				  DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT, k + 1);
+		f.sent[f.nsent++] = k + 1;
+		ret = ret ? ret : wait_events(c->fd, &f, k + 1, 2000);
+	}
+	wall = now() - t0;
+	snprintf(name, sizeof(name), "turns_%d_flips", i);
+	bad += !check(!ret && f.ngot == TURN_FLIPS, name, "%d flip events: %s", f.ngot, err(ret));
+	/*
+	 * Vsynced: one vblank apart each (sequence), at the refresh rate
+	 * (event timestamps), and never faster than it (wall clock, which
+	 * also counts the time to the first event, so only as a bound).
+	 */
+	ret = 0;
+	for (int k = 1; k < f.ngot; k++)
+		ret += f.got[k].seq != f.got[k - 1].seq + 1;
+	span = f.ngot > 1 ? f.got[f.ngot - 1].ts - f.got[0].ts : 0;
+	snprintf(name, sizeof(name), "turns_%d_vsync", i);
+	bad += !check(!ret && span > 0 && within((f.ngot - 1) / span, c->refresh, c->tol) &&
+		      TURN_FLIPS / wall <= c->refresh * (1 + c->tol), name,
+		      "%.2f flips/s by event time, %.1f by wall clock, refresh %.2f Hz, "
+		      "%d sequence gaps", span > 0 ? (f.ngot - 1) / span : 0, TURN_FLIPS / wall,
+		      c->refresh, ret);
+	snprintf(name, sizeof(name), "turn_%d", i);
+	checkpoint(name);
+	drmDropMaster(c->fd);
+	return bad;
+}
+
+/* A client process: its buffers first, then its turn when the pipe says. */
+static int turn_client(const struct dev *d, int i, int go, int done)
+{
+	struct dev c = *d;
+	char tok;
+	int bad = 0, ret = 0;
+
+	c.fd = open(d->path, O_RDWR | O_CLOEXEC);
+	if (c.fd < 0 || drmSetClientCap(c.fd, DRM_CLIENT_CAP_ATOMIC, 1))
+		return 1;
+	drmDropMaster(c.fd);	/* the first opener is master at once */
+	for (int k = 0; k < 2 && !ret; k++) {
+		ret = buf_create(c.fd, c.mode.hdisplay, c.mode.vdisplay, &c.scan[k]);
+		if (!ret)
+			fill(c.fd, &c.scan[k], k ? turn_colors[i] ^ 0x00101010 : turn_colors[i]);
+	}
+	if (write(done, "a", 1) != 1 || ret)
+		return 1;
+	if (read(go, &tok, 1) != 1)
+		return 1;
+	bad = turn_run(&c, i);
+	fflush(stdout);
+	if (write(done, "t", 1) != 1)
+		return 1;
+	/* Keep the buffers until every turn is over: all exist at once. */
+	if (read(go, &tok, 1) != 1)
+		return 1;
+	close(c.fd);
+	return bad;
+}
+
+static void group_turns(struct dev *d)
+{
+	int go[TURNS][2], done[2], status, fails = 0;
+	pid_t pid[TURNS];
+	char tok;
+
+	release_scanout(d);
+	fflush(stdout);
+	if (pipe(done) || drmDropMaster(d->fd)) {
+		check(0, "turns_setup", "%s", strerror(errno));
+		return;
+	}
+	for (int i = 0; i < TURNS; i++) {
+		if (pipe(go[i]))
+			return;
+		pid[i] = fork();
+		if (!pid[i])
+			_exit(turn_client(d, i, go[i][0], done[1]));
+	}
+	for (int i = 0; i < TURNS; i++)
+		fails += read(done[0], &tok, 1) != 1 || tok != 'a';
+	check(!fails, "turns_all_allocated", "%d x 2 buffers of %ux%u", TURNS, d->mode.hdisplay,
+	      d->mode.vdisplay);
+	for (int i = 0; i < TURNS && !fails; i++) {
+		fails += write(go[i][1], "g", 1) != 1;
+		fails += read(done[0], &tok, 1) != 1 || tok != 't';
+	}
+	for (int i = 0; i < TURNS; i++) {
+		char name[32];
+
+		/* The others hold this pipe's write end too: say it, not EOF. */
+		if (write(go[i][1], "q", 1) != 1)
+			kill(pid[i], SIGKILL);
+		close(go[i][1]);
+		close(go[i][0]);
+		waitpid(pid[i], &status, 0);
+		snprintf(name, sizeof(name), "turns_client_%d", i);
+		check(WIFEXITED(status) && !WEXITSTATUS(status), name, "exit status %#x", status);
+	}
+	close(done[0]);
+	close(done[1]);
+	check(!drmSetMaster(d->fd), "turns_master_back", "%s", strerror(errno));
 }
 
 /* ---- setup ------------------------------------------------------------- */
@@ -1298,6 +1643,11 @@ static void pick_modes(struct dev *d, const drmModeConnector *c)
 		}
 	}
 	d->refresh = m->clock * 1000.0 / ((double)m->htotal * m->vtotal);
+	d->big = *m;
+	for (int i = 0; i < c->count_modes; i++)
+		if ((uint64_t)c->modes[i].hdisplay * c->modes[i].vdisplay >
+		    (uint64_t)d->big.hdisplay * d->big.vdisplay)
+			d->big = c->modes[i];
 }
 
 static uint32_t find_connector(struct dev *d, const drmModeRes *res)
@@ -1391,8 +1741,17 @@ static const struct group groups[] = {
 	  "           on each, and mmap of the dma-buf fd); mmap at an offset" },
 	{ "bad", group_bad,
 	  "bad dumb sizes, framebuffers past their buffer, impossible mode,\n"
-	  "           flips on an off CRTC, double frees, full VRAM, closing with a\n"
-	  "           flip pending: clean errors, and the device keeps working" },
+	  "           flips on an off CRTC, double frees, closing with a flip\n"
+	  "           pending: clean errors, and the device keeps working" },
+	{ "mem", group_mem,
+	  "dumb buffers at the largest mode until refused (a clean -ENOMEM or\n"
+	  "           -ENOSPC, usable buffers before it); a new buffer is zero; one\n"
+	  "           mapping read and written byte for byte as its buffer moves\n"
+	  "           into VRAM, out and back; primary plane off with the CRTC on;\n"
+	  "           impossible timings refused" },
+	{ "turns", group_turns,
+	  "4 clients, each with 2 buffers at the preferred mode, allocated at\n"
+	  "           once, take turns as master: modeset, 60 vsynced flips" },
 };
 
 #define N_GROUPS ARRAY_SIZE(groups)
@@ -1412,6 +1771,10 @@ static void usage(FILE *f)
 		"  -a, --all           run every group (also the default with no GROUP)\n"
 		"  -l, --list          list the groups\n"
 		"  -h, --help          this text\n"
+		"\n"
+		"With KMSVT_TEST_SYNC=DIR in the environment, the mem and turns groups\n"
+		"stop where the screen is worth looking at: they create DIR/NAME and\n"
+		"wait (up to a minute) for DIR/NAME.ack.\n"
 		"\n"
 		"Groups, run in the order given:\n");
 	for (size_t i = 0; i < N_GROUPS; i++)
