@@ -370,7 +370,7 @@ class XorgGuest(harness.Guest):
             if st == 0:
                 self.xorg_seconds = time.monotonic() - t0
                 return self.xorg_seconds
-            st, alive = self.xsh("ps -o args= -C Xorg | grep -q '^Xorg :%d '" % display,
+            st, alive = self.xsh("ps -o args= -C Xorg | grep -q 'Xorg :%d '" % display,
                                  timeout=60)
             if st or time.monotonic() > deadline:
                 raise harness.TestFailure("%s: Xorg :%d %s after %.0f s:\n%s\n--- log:\n%s" % (
