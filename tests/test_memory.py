@@ -8,6 +8,7 @@ import re
 import time
 
 import test_client
+import test_panic
 import vm
 from harness import check
 
@@ -68,8 +69,12 @@ def run_synced(g, args, on_point, timeout=300):
 
 
 def test_mem_beyond_vram(ctx):
-    """Buffers at the largest mode until refused: far more than VRAM, a
-    clean error, the console untouched and VRAM use back to its baseline."""
+    """A client takes buffers at the largest mode until refused: far more
+    than VRAM, a clean error; another client flips on meanwhile, the console
+    is untouched and VRAM use is back to its baseline afterwards.  Also the
+    rest of kmsvt-test mem, with its screens read: a new buffer shown is
+    black, a buffer moved back after eviction shows, the primary plane off
+    on a running CRTC is black and back on shows the picture again."""
     g = test_client.client_guest(ctx, "mem")
     g.tty_write(test_client.CLEAR + "console before the memory test\n")
     g.wait_screen_text("console before the memory test")
@@ -82,9 +87,14 @@ def test_mem_beyond_vram(ctx):
             screen_is(g, name, (0, 0, 0))
         elif name == "plane_on":
             screen_is(g, name, SCAN0)
+        elif name == "moved_back":
+            img = g.screendump()
+            check((img.width, img.height) == MODE and img.pixel(0, 0) != (0, 0, 0),
+                  "%s: the moved buffer is not on screen" % g.name)
 
     seen, out = run_synced(g, "mem", on_point)
-    check(seen == ["new_buffer_black", "plane_off", "plane_on"], "%s: checkpoints %r" % (
+    check(seen == ["new_buffer_black", "moved_back", "plane_off", "plane_on"],
+          "%s: checkpoints %r" % (
         g.name, seen))
     m = re.search(r"^ok mem_alloc_total: (\d+) buffers of (\d+)x(\d+), (\d+) MiB", out, re.M)
     check(m, "%s: no mem_alloc_total line:\n%s" % (g.name, out[-2000:]))
@@ -96,7 +106,7 @@ def test_mem_beyond_vram(ctx):
           % (g.name, mib, before["vram_size"] >> 20))
     check(mib <= (before["gem_limit"] >> 20) + 8, "%s: %d MiB is past the %d MiB limit" % (
         g.name, mib, before["gem_limit"] >> 20))
-    for name in ("mem_mmap_after_move_in", "mem_mmap_after_eviction", "mem_mmap_after_move_back",
+    for name in ("mem_other_client_flips", "mem_hog_client", "mem_mmap_after_move_in", "mem_mmap_after_eviction", "mem_mmap_after_move_back",
                  "bad_timing_clock_int_max", "bad_timing_vrefresh_overflow"):
         check(re.search(r"^ok %s\b" % name, out, re.M), "%s: no 'ok %s'" % (g.name, name))
     after = test_client.wait_vram_used(g, before["vram_used"])
@@ -126,3 +136,26 @@ def test_mem_four_clients_take_turns(ctx):
               % (g.name, i, out[-2000:]))
     g.wait_screen_text("console before the turns")
     g.assert_no_oops()
+
+
+class _Panicked(Exception):
+    pass
+
+
+def test_panic_after_move(ctx):
+    """The panic screen over a buffer that was evicted and has just been
+    moved back into VRAM (kmsvt-test mem's checkpoint moved_back)."""
+    g = test_client.client_guest(ctx, "mem-panic")
+
+    def on_point(name):
+        if name != "moved_back":
+            return
+        test_panic.crash(g)
+        test_panic.assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", MODE)
+        raise _Panicked()
+
+    try:
+        run_synced(g, "mem", on_point)
+    except _Panicked:
+        return
+    check(False, "%s: kmsvt-test mem ended without reaching moved_back" % g.name)

@@ -544,6 +544,55 @@ static void bench_dumb(struct dev *d)
 	create_loop(d, "dumb_create_destroy", 0);
 }
 
+/* ---- scanout-ready cost ------------------------------------------------ */
+
+#define PIN_ROUNDS 12
+
+/*
+ * What it costs to put a buffer on screen that was never there: a blocking
+ * commit of a freshly written buffer (a TTM driver keeps it in system
+ * memory until then and moves it into VRAM now), against a blocking commit
+ * of the buffer shown just before it.  Both wait for a vblank, so the
+ * difference of the medians is the move, or whatever else the driver does
+ * to make a buffer scanout-ready.
+ */
+static void bench_pin(struct dev *d)
+{
+	struct samples fresh = { 0 }, shown = { 0 };
+	double a, fmed, smed, max;
+	int ret = 0;
+
+	if (drmSetClientCap(d->fd, DRM_CLIENT_CAP_ATOMIC, 1) || find_plane(d)) {
+		unsupported("scanout_ready", errno, "atomic commits of the primary plane");
+		return;
+	}
+	for (int i = 0; i < PIN_ROUNDS && !ret; i++) {
+		struct buf b;
+
+		ret = buf_create(d, &b, 0x00102030 + i);
+		a = now();
+		ret = ret ? ret : commit_fb(d, b.fb, 0);
+		ret = ret ? ret : push(&fresh, (now() - a) * 1e3);
+		a = now();
+		ret = ret ? ret : commit_fb(d, d->scan[d->cur].fb, 0);
+		ret = ret ? ret : push(&shown, (now() - a) * 1e3);
+		buf_destroy(d->fd, &b);
+	}
+	if (ret) {
+		unsupported("scanout_ready", -ret, "commit of a new buffer");
+	} else {
+		med_max(fresh.v, fresh.n, &fmed, &max);
+		med_max(shown.v, shown.n, &smed, &max);
+		printf("# scanout_ready: %d rounds at %ux%u\n", PIN_ROUNDS, d->mode.hdisplay,
+		       d->mode.vdisplay);
+		metric("scanout_ready_fresh_ms", fmed);
+		metric("scanout_ready_resident_ms", smed);
+		metric("scanout_ready_move_ms", fmed - smed);
+	}
+	free(fresh.v);
+	free(shown.v);
+}
+
 /* ---- setup and restore ------------------------------------------------- */
 
 static int pick_mode(struct dev *d, const drmModeConnector *c)
@@ -685,6 +734,10 @@ static const struct group groups[] = {
 	  "1024x768x32 dumb buffer CREATE+MAP+mmap+munmap+DESTROY and\n"
 	  "             CREATE+DESTROY cycles for -b seconds each:\n"
 	  "             dumb_create_map_destroy_hz, dumb_create_destroy_hz" },
+	{ "pin", bench_pin,
+	  "blocking commit of a freshly written buffer vs. of one shown just\n"
+	  "             before, 12 rounds: scanout_ready_{fresh,resident}_ms\n"
+	  "             (medians) and scanout_ready_move_ms, their difference" },
 };
 
 #define N_GROUPS ARRAY_SIZE(groups)

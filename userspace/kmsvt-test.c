@@ -1245,17 +1245,24 @@ static void group_bad(struct dev *d)
 
 #define MEM_MAX_BUFS 4096
 
-/* Allocate big-mode buffers until refused: more than VRAM, then a clean error. */
-static void mem_until_refused(struct dev *d)
+/*
+ * The hog, a process of its own with its own open of the card: big-mode
+ * buffers until refused (more than VRAM holds, then a clean error), some of
+ * them touched.  Says "r" on @ready when full, frees all on a word from @go.
+ * Returns the number of failed checks.
+ */
+static int mem_hog(const struct dev *d, int ready, int go)
 {
 	const drmModeModeInfo *m = &d->big;
 	struct drm_mode_create_dumb *c = calloc(MEM_MAX_BUFS, sizeof(*c));
+	int fd = open(d->path, O_RDWR | O_CLOEXEC);
 	int n = 0, ret = 0, bad = 0;
 	uint64_t total = 0;
+	char tok;
 
-	if (!c)
-		return;
-	while (n < MEM_MAX_BUFS && !(ret = dumb_create(d->fd, m->hdisplay, m->vdisplay, 32, &c[n])))
+	if (!c || fd < 0)
+		return 1;
+	while (n < MEM_MAX_BUFS && !(ret = dumb_create(fd, m->hdisplay, m->vdisplay, 32, &c[n])))
 		total += c[n++].size;
 	expect("mem_alloc_refused", n < MEM_MAX_BUFS ? ret : -1, ENOMEM, ENOSPC, 0);
 	check(1, "mem_alloc_total", "%d buffers of %ux%u, %llu MiB", n, m->hdisplay,
@@ -1263,7 +1270,7 @@ static void mem_until_refused(struct dev *d)
 	/* The first, a middle and the last are real memory, each its own. */
 	for (int k = 0; k < 3 && n; k++) {
 		int i = k == 0 ? 0 : k == 1 ? n / 2 : n - 1;
-		uint32_t *p = dumb_map(d->fd, c[i].handle, c[i].size, 0);
+		uint32_t *p = dumb_map(fd, c[i].handle, c[i].size, 0);
 
 		if (!p) {
 			bad++;
@@ -1276,9 +1283,57 @@ static void mem_until_refused(struct dev *d)
 		munmap(p, c[i].size);
 	}
 	check(!bad, "mem_alloc_usable", "%d of 3 sampled buffers not zeroed or not writable", bad);
+	fflush(stdout);
+	if (write(ready, "r", 1) != 1 || read(go, &tok, 1) != 1)
+		n_fail++;
 	while (n)
-		dumb_destroy(d->fd, c[--n].handle);
+		dumb_destroy(fd, c[--n].handle);
 	free(c);
+	close(fd);
+	return n_fail;
+}
+
+/*
+ * While another client holds all the memory there is, this one, whose
+ * buffers were there before, flips on as if nothing happened.
+ */
+static void mem_until_refused(struct dev *d)
+{
+	static struct flips f;
+	int ready[2], go[2], status, ret = 0;
+	pid_t pid;
+	char tok;
+
+	if (active_or_fail(d, "mem_hog_setup"))
+		return;
+	fflush(stdout);
+	if (pipe(ready) || pipe(go)) {
+		check(0, "mem_hog_setup", "%s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (!pid)
+		_exit(mem_hog(d, ready[1], go[0]));
+	ret = read(ready[0], &tok, 1) == 1 ? 0 : -EPIPE;
+	memset(&f, 0, sizeof(f));
+	for (int k = 0; !ret && k < 30; k++) {
+		ret = commit_flip(d, d->scan[!d->cur].fb,
+				  DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT, k + 1);
+		d->cur = ret ? d->cur : !d->cur;
+		f.sent[f.nsent++] = k + 1;
+		ret = ret ? ret : wait_events(d->fd, &f, k + 1, 2000);
+	}
+	check(!ret && f.ngot == 30, "mem_other_client_flips", "%d of 30 flips while memory is "
+	      "full: %s", f.ngot, err(ret));
+	if (write(go[1], "g", 1) != 1)
+		kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && !WEXITSTATUS(status), "mem_hog_client", "exit status %#x",
+	      status);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
 }
 
 /* Word i of pattern @seed: unique per word and per pattern. */
@@ -1364,6 +1419,7 @@ static void mem_mmap_across_moves(struct dev *d)
 	bad = pat_mismatch(p, words, 0x3333);
 	check(!ret && !bad, "mem_mmap_after_move_back", "%s, %llu words differ", err(ret),
 	      (unsigned long long)bad);
+	checkpoint("moved_back");
 	ret = ret ? ret : show(d, d->scan[d->cur].fb);
 	while (i--)
 		buf_destroy(d->fd, &other[i]);
