@@ -150,5 +150,4 @@ void kmsvt_gem_debugfs_init(struct drm_minor *minor)
 	drm_debugfs_create_files(kmsvt_debugfs_list, ARRAY_SIZE(kmsvt_debugfs_list),
 				 minor->debugfs_root, minor);
 	drm_vram_mm_debugfs_init(minor);
-	kmsvt_panic_debugfs_init(to_kmsvt(minor->dev), minor->debugfs_root);
 }

@@ -7,8 +7,10 @@
  * queues the new scanout address and the timer writes it to DISPI right
  * before it signals the vblank, so a flip event never precedes its flip.
  */
+#include <linux/seq_file.h>
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
+#include <drm/drm_debugfs.h>
 #include <drm/drm_print.h>
 #include <drm/drm_vblank.h>
 
@@ -25,10 +27,13 @@ static void kmsvt_apply_pending(struct kmsvt_device *kdev)
 
 	if (!kdev->pending_valid || kdev->panicked)
 		return;
-	if (so->bpp != kdev->scanout.bpp || (kdev->scanout.blank && !so->blank))
+	if (so->bpp != kdev->scanout.bpp || (kdev->scanout.blank && !so->blank)) {
 		kmsvt_hw_set_mode(kdev, so);
-	else
+		kdev->stats.mode_reloads++;
+	} else {
 		kmsvt_hw_set_base(kdev, so);
+	}
+	kdev->stats.latched++;
 	kdev->scanout = *so;
 	kdev->pending_valid = false;
 }
@@ -44,6 +49,7 @@ void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *
 	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
 	kdev->pending = *so;
 	kdev->pending_valid = true;
+	kdev->stats.plane_updates++;
 	if (!kdev->vblank_running)
 		kmsvt_apply_pending(kdev);
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
@@ -173,6 +179,7 @@ static void kmsvt_crtc_atomic_enable(struct drm_crtc *crtc, struct drm_atomic_st
 	kdev->scanout = so;
 	kdev->scanout_on = true;
 	kdev->pending_valid = false;
+	kdev->stats.modesets++;
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 	kmsvt_panic_banner_clear(kdev);
 
@@ -239,6 +246,35 @@ int kmsvt_crtc_init(struct kmsvt_device *kdev)
 		return ret;
 	drm_crtc_helper_add(&kdev->crtc, &kmsvt_crtc_helper_funcs);
 	return 0;
+}
+
+/*
+ * debugfs kmsvt_stats: how the display was changed, so that a user (or a
+ * test) can tell a switch that was a plane update from a full modeset.
+ */
+static int kmsvt_stats_show(struct seq_file *m, void *data)
+{
+	struct drm_info_node *node = m->private;
+	struct kmsvt_device *kdev = to_kmsvt(node->minor->dev);
+	struct kmsvt_stats st;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
+	st = kdev->stats;
+	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	seq_printf(m, "modesets: %llu\nplane_updates: %llu\nlatched: %llu\nmode_reloads: %llu\n",
+		   st.modesets, st.plane_updates, st.latched, st.mode_reloads);
+	return 0;
+}
+
+static const struct drm_info_list kmsvt_crtc_debugfs_list[] = {
+	{ "kmsvt_stats", kmsvt_stats_show, 0 },
+};
+
+void kmsvt_crtc_debugfs_init(struct drm_minor *minor)
+{
+	drm_debugfs_create_files(kmsvt_crtc_debugfs_list, ARRAY_SIZE(kmsvt_crtc_debugfs_list),
+				 minor->debugfs_root, minor);
 }
 
 /* The timer must be dead before the device memory goes away. */

@@ -97,6 +97,13 @@ static const struct drm_mode_config_funcs kmsvt_mode_config_funcs = {
 
 DEFINE_DRM_GEM_FOPS(kmsvt_fops);
 
+static void kmsvt_debugfs_init(struct drm_minor *minor)
+{
+	kmsvt_gem_debugfs_init(minor);
+	kmsvt_crtc_debugfs_init(minor);
+	kmsvt_panic_debugfs_init(to_kmsvt(minor->dev), minor->debugfs_root);
+}
+
 static const struct drm_driver kmsvt_driver = {
 	.driver_features = DRIVER_MODESET | DRIVER_GEM | DRIVER_ATOMIC,
 	.fops = &kmsvt_fops,
@@ -107,7 +114,7 @@ static const struct drm_driver kmsvt_driver = {
 	.minor = 0,
 	.dumb_create = kmsvt_gem_dumb_create,
 	.dumb_map_offset = drm_gem_ttm_dumb_map_offset,
-	.debugfs_init = kmsvt_gem_debugfs_init,
+	.debugfs_init = kmsvt_debugfs_init,
 	KMSVT_PRIME_CALLBACKS
 };
 

@@ -91,6 +91,12 @@ struct kmsvt_device {
 	bool vblank_running;
 	bool scanout_on;		/* the CRTC is enabled */
 	bool panicked;			/* the panic screen owns DISPI */
+	struct kmsvt_stats {		/* debugfs kmsvt_stats */
+		u64 modesets;		/* CRTC enables: DISPI mode programmed */
+		u64 plane_updates;	/* new scanouts queued without a modeset */
+		u64 latched;		/* of those, applied to DISPI */
+		u64 mode_reloads;	/* latched with DISPI's mode registers */
+	} stats;			/* protected by scanout_lock */
 	u32 banner_height;		/* oops banner rows the console keeps off */
 
 	/* panic/ */
@@ -116,6 +122,7 @@ int kmsvt_hw_scanout_valid(const struct kmsvt_scanout *so, u32 height);
 /* kms/crtc.c, kms/plane.c, kms/output.c */
 int kmsvt_crtc_init(struct kmsvt_device *kdev);
 void kmsvt_crtc_fini(struct kmsvt_device *kdev);
+void kmsvt_crtc_debugfs_init(struct drm_minor *minor);
 void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
 void kmsvt_queue_blank(struct kmsvt_device *kdev);
 int kmsvt_plane_init(struct kmsvt_device *kdev);

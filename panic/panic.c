@@ -256,6 +256,36 @@ static void kmsvt_draw_log(const struct kmsvt_canvas *c, const char *log, size_t
 }
 
 /*
+ * The panic message and the stack under it are what the screen is for.
+ * Lines logged after them (another CPU's warning while this one was still
+ * printing, say) could push them off the top: then end the window where
+ * the panic message is still its first line.  Returns the length to draw.
+ */
+static size_t kmsvt_log_keep_panic(const char *log, size_t len, u32 cols, u32 rows)
+{
+	const char *p = strnstr(log, "Kernel panic - not syncing", len), *next, *end;
+	u32 used = 0;
+
+	while (p && (next = strnstr(p + 1, "Kernel panic - not syncing", log + len - p - 1)))
+		p = next;
+	if (!p || !cols)
+		return len;
+	while (p > log && p[-1] != '\n')
+		p--;
+	for (; p < log + len; p = end + 1) {
+		end = strnchr(p, log + len - p, '\n');
+		if (!end)
+			end = log + len;
+		if (kmsvt_line_unreliable(p, end))
+			continue;
+		used += max_t(u32, 1, DIV_ROUND_UP(end - p, cols));
+		if (used > rows)
+			return p > log ? p - 1 - log : len;
+	}
+	return len;
+}
+
+/*
  * printk's timestamp ("[    2.768308] ") of the line holding @needle, in ns
  * of local_clock(), or 0: it tells when panic() started.
  */
@@ -427,9 +457,9 @@ static void kmsvt_draw_screen(struct kmsvt_panic *kp, const struct kmsvt_canvas 
 		/* With the QR code, the log keeps the left part of the screen. */
 		u32 qr_px = screen & SCREEN_QR ? min(c->height - top, c->width / 2) : 0;
 
-		kmsvt_draw_log(c, kp->log, len, 3, rows, (c->width - qr_px) / 8,
-			       COLOR_BODY_FG, COLOR_BODY_BG);
 		cols = (c->width - qr_px) / 8;
+		kmsvt_draw_log(c, kp->log, kmsvt_log_keep_panic(kp->log, len, cols, rows - 3),
+			       3, rows, cols, COLOR_BODY_FG, COLOR_BODY_BG);
 	}
 	if (screen & SCREEN_QR) {
 		u32 px = min(c->height - top, c->width - cols * 8);

@@ -25,6 +25,13 @@ def debugfs_vram(g):
     return {k: int(v) for k, v in re.findall(r"^(\w+): (\d+)$", out, re.M)}
 
 
+def kmsvt_stats(g):
+    """kmsvt's dri/N/kmsvt_stats counters."""
+    st, out = g.sh("cat /sys/kernel/debug/dri/*/kmsvt_stats")
+    check(st == 0, "%s: no dri/N/kmsvt_stats: %r" % (g.name, out[-500:]))
+    return {k: int(v) for k, v in re.findall(r"^(\w+): (\d+)$", out, re.M)}
+
+
 def screen_is(g, point, rgb):
     """The whole screendump, at the preferred mode, is exactly rgb."""
     img = g.screendump(save_as="%s-%s.ppm" % (g.name, point))
@@ -122,6 +129,7 @@ def test_mem_four_clients_take_turns(ctx):
     g = test_client.client_guest(ctx, "turns")
     g.tty_write(test_client.CLEAR + "console before the turns\n")
     g.wait_screen_text("console before the turns")
+    before = kmsvt_stats(g)
 
     def on_point(name):
         m = re.match(r"turn_(\d)$", name)
@@ -135,6 +143,14 @@ def test_mem_four_clients_take_turns(ctx):
         check(re.search(r"^ok turns_%d_vsync\b" % i, out, re.M), "%s: turn %d not vsynced:\n%s"
               % (g.name, i, out[-2000:]))
     g.wait_screen_text("console before the turns")
+    # Every client uses the console's mode: each handover, and the console's
+    # return, is a plane update, never a DISPI modeset.
+    after = kmsvt_stats(g)
+    delta = {k: after[k] - before.get(k, 0) for k in after}
+    print("%s: kmsvt_stats over the turns: %r" % (g.name, delta), flush=True)
+    check(delta["modesets"] == 0, "%s: %d modesets in the turns" % (g.name, delta["modesets"]))
+    check(delta["plane_updates"] >= 4 * 61, "%s: only %d plane updates" % (
+        g.name, delta["plane_updates"]))
     g.assert_no_oops()
 
 
