@@ -22,14 +22,14 @@ def debugfs_vram(g):
     """kmsvt's dri/N/vram as a dict of its "key: number" lines."""
     st, out = g.sh("cat /sys/kernel/debug/dri/*/vram")
     check(st == 0, "%s: no dri/N/vram: %r" % (g.name, out[-500:]))
-    return {k: int(v) for k, v in re.findall(r"^(\w+): (\d+)$", out, re.M)}
+    return {k: int(v) for k, v in re.findall(r"(\w+): (\d+)$", out, re.M)}
 
 
 def kmsvt_stats(g):
     """kmsvt's dri/N/kmsvt_stats counters."""
     st, out = g.sh("cat /sys/kernel/debug/dri/*/kmsvt_stats")
     check(st == 0, "%s: no dri/N/kmsvt_stats: %r" % (g.name, out[-500:]))
-    return {k: int(v) for k, v in re.findall(r"^(\w+): (\d+)$", out, re.M)}
+    return {k: int(v) for k, v in re.findall(r"(\w+): (\d+)$", out, re.M)}
 
 
 def screen_is(g, point, rgb):

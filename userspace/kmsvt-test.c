@@ -1606,7 +1606,9 @@ static void group_turns(struct dev *d)
 	pid_t pid[TURNS];
 	char tok;
 
-	release_scanout(d);
+	/* Turn off only what we showed: the clients take over the console's mode. */
+	if (d->active)
+		release_scanout(d);
 	fflush(stdout);
 	if (pipe(done) || drmDropMaster(d->fd)) {
 		check(0, "turns_setup", "%s", strerror(errno));
