@@ -34,7 +34,6 @@
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_resource.h>
 
-#include "../kms/compat.h"
 #include "../kms/kmsvt.h"
 
 /* DISPI wants whole groups of 8 pixels per line; 64 bytes covers any cpp. */

@@ -7,7 +7,6 @@
 #define KMSVT_COMPAT_H
 
 #include <linux/fb.h>
-#include <linux/mm.h>
 #include <linux/version.h>
 #include <drm/drm_edid.h>
 
@@ -20,16 +19,6 @@ static inline int kmsvt_edid_update_modes(struct drm_connector *connector,
 	return drm_edid_connector_add_modes(connector);
 #else
 	return drm_edid_connector_update(connector, edid);
-#endif
-}
-
-/* 6.3 made vma->vm_flags read-only outside of the helpers. */
-static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
-{
-#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
-	vm_flags_set(vma, flags);
-#else
-	vma->vm_flags |= flags;
 #endif
 }
 
