@@ -18,7 +18,10 @@ KRELS := $(shell cat $(BUILD)/kernels/releases 2>/dev/null)
 kdir_of = $(BUILD)/kernels/$(1)/build
 endif
 
-USER_TOOLS := $(patsubst userspace/%.c,$(BUILD)/userspace/%,$(wildcard userspace/*.c))
+# A tool is one file, userspace/NAME.c, or a folder of them, userspace/NAME/.
+USER_DIRS  := $(patsubst %/,%,$(dir $(wildcard userspace/*/*.c)))
+USER_TOOLS := $(patsubst userspace/%.c,$(BUILD)/userspace/%,$(wildcard userspace/*.c)) \
+	      $(patsubst userspace/%,$(BUILD)/userspace/%,$(sort $(USER_DIRS)))
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror $(shell pkg-config --cflags libdrm 2>/dev/null)
 USER_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null)
 
@@ -43,6 +46,12 @@ userspace: $(USER_TOOLS)
 $(BUILD)/userspace/%: userspace/%.c $(wildcard userspace/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(USER_LIBS)
+
+.SECONDEXPANSION:
+$(BUILD)/userspace/%: $$(wildcard userspace/%/*.c) $$(wildcard userspace/%/*.h) \
+		      $(wildcard userspace/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -Iuserspace -o $@ $(filter %.c,$^) $(USER_LIBS)
 
 deps:
 	BUILD=$(BUILD) sh scripts/deps.sh
