@@ -17,9 +17,9 @@
 #include "kmsvt.h"
 
 /*
- * Caller holds scanout_lock.  After a panic the panic screen stays.  A new
- * depth, or black to a picture, needs DISPI's mode registers; anything else
- * only moves the scanout offsets.
+ * Caller holds scanout_lock.  After a panic the panic screen stays.  Only a
+ * new depth needs DISPI's mode registers; anything else moves the scanout
+ * offsets, and black to a picture also opens the attribute controller.
  */
 static void kmsvt_apply_pending(struct kmsvt_device *kdev)
 {
@@ -27,11 +27,13 @@ static void kmsvt_apply_pending(struct kmsvt_device *kdev)
 
 	if (!kdev->pending_valid || kdev->panicked)
 		return;
-	if (so->bpp != kdev->scanout.bpp || (kdev->scanout.blank && !so->blank)) {
+	if (so->bpp != kdev->scanout.bpp) {
 		kmsvt_hw_set_mode(kdev, so);
 		kdev->stats.mode_reloads++;
 	} else {
 		kmsvt_hw_set_base(kdev, so);
+		if (kdev->scanout.blank && !so->blank)
+			kmsvt_hw_blank(kdev, false);
 	}
 	kdev->stats.latched++;
 	kdev->scanout = *so;

@@ -43,7 +43,7 @@ static u8 kmsvt_vga_read(struct kmsvt_device *kdev, u16 port)
 }
 
 /* The attribute controller gates the display; 0x20 turns it on. */
-static void kmsvt_hw_blank(struct kmsvt_device *kdev, bool blank)
+void kmsvt_hw_blank(struct kmsvt_device *kdev, bool blank)
 {
 	kmsvt_vga_write(kdev, VGA_MIS_W, VGA_MIS_COLOR);
 	kmsvt_vga_read(kdev, VGA_IS1_RC);	/* reset the attribute flip-flop */

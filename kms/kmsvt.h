@@ -116,6 +116,7 @@ void kmsvt_hw_fini(struct kmsvt_device *kdev);
 void kmsvt_hw_set_mode(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
 void kmsvt_hw_set_base(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
 void kmsvt_hw_disable(struct kmsvt_device *kdev);
+void kmsvt_hw_blank(struct kmsvt_device *kdev, bool blank);
 const struct drm_edid *kmsvt_hw_read_edid(struct kmsvt_device *kdev);
 int kmsvt_hw_scanout_valid(const struct kmsvt_scanout *so, u32 height);
 

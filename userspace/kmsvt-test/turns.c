@@ -134,5 +134,6 @@ void group_turns(struct dev *d)
 	}
 	close(done[0]);
 	close(done[1]);
-	check(!drmSetMaster(d->fd), "turns_master_back", "%s", strerror(errno));
+	status = drmSetMaster(d->fd) ? errno : 0;
+	check(!status, "turns_master_back", "%s", status ? strerror(status) : "master again");
 }
