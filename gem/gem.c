@@ -18,8 +18,9 @@
  *   fbcon can draw at any moment and masters get the contiguous rest;
  * - a bound on all buffers together (half of system memory, as TTM's own page
  *   limit), so a client that allocates without end gets -ENOMEM at creation
- *   rather than a SIGBUS or the OOM killer when it touches the pages;
- * - a scanout check on the final VRAM address once a buffer is pinned.
+ *   rather than a SIGBUS or the OOM killer when it touches the pages.
+ * Once a buffer is pinned, kms/plane.c checks that DISPI can address where
+ * it landed.
  */
 #include <linux/debugfs.h>
 #include <linux/mm.h>
