@@ -30,6 +30,7 @@ def unit_tests():
     loader = unittest.defaultTestLoader
     suite = unittest.TestSuite([loader.discover(here, pattern="test_screenreader.py"),
                                 loader.discover(here, pattern="test_deps.py"),
+                                loader.discover(here, pattern="test_manpages.py"),
                                 loader.discover(here, pattern="test_panic_path.py"),
                                 loader.discover(os.path.join(here, "qr"), pattern="test_qr.py",
                                                 top_level_dir=os.path.join(here, "qr"))])
