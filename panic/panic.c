@@ -255,6 +255,8 @@ static void kmsvt_draw_log(const struct kmsvt_canvas *c, const char *log, size_t
 	kmsvt_fill(c, top * 16, (row - top) * 16, bg);
 }
 
+#define PANIC_LINE "Kernel panic - not syncing"	/* panic()'s first line */
+
 /*
  * The panic message and the stack under it are what the screen is for.
  * Lines logged after them (another CPU's warning while this one was still
@@ -263,10 +265,10 @@ static void kmsvt_draw_log(const struct kmsvt_canvas *c, const char *log, size_t
  */
 static size_t kmsvt_log_keep_panic(const char *log, size_t len, u32 cols, u32 rows)
 {
-	const char *p = strnstr(log, "Kernel panic - not syncing", len), *next, *end;
+	const char *p = strnstr(log, PANIC_LINE, len), *next, *end;
 	u32 used = 0;
 
-	while (p && (next = strnstr(p + 1, "Kernel panic - not syncing", log + len - p - 1)))
+	while (p && (next = strnstr(p + 1, PANIC_LINE, log + len - p - 1)))
 		p = next;
 	if (!p || !cols)
 		return len;
@@ -330,7 +332,7 @@ static size_t kmsvt_read_log(struct kmsvt_panic *kp)
 	kmsg_dump_get_buffer(&iter, false, kp->log, sizeof(kp->log), &len);
 	while (len && (kp->log[len - 1] == '\n' || kp->log[len - 1] == '\0'))
 		len--;
-	kp->panic_ns = kmsvt_log_time(kp->log, len, "Kernel panic - not syncing");
+	kp->panic_ns = kmsvt_log_time(kp->log, len, PANIC_LINE);
 	return len;
 }
 

@@ -14,17 +14,28 @@ GROUPS = ("atomic", "flip", "vblank", "auth", "prime", "bad", "mem", "turns")
 CLEAR = "\033[2J\033[H"
 
 
+def tool_guest(ctx, name, tool, tag):
+    """A guest whose image has build/userspace/TOOL."""
+    prog = os.path.join(initramfs.BUILD, "userspace", tool)
+    check(os.path.exists(prog), "%s not built: run make" % tool)
+    return ctx.guest(name, programs=[prog], tag=tag)
+
+
 def client_guest(ctx, name):
-    prog = os.path.join(initramfs.BUILD, "userspace", "kmsvt-test")
-    check(os.path.exists(prog), "kmsvt-test not built: run make")
-    return ctx.guest(name, programs=[prog], tag="client")
+    return tool_guest(ctx, name, "kmsvt-test", "client")
+
+
+def debugfs_numbers(g, file):
+    """kmsvt's dri/N/FILE as a dict of its "key: number" lines."""
+    st, out = g.sh("cat /sys/kernel/debug/dri/*/%s" % file)
+    check(st == 0, "%s: no dri/N/%s: %r" % (g.name, file, out[-500:]))
+    return {k: int(v) for k, v in re.findall(r"(\w+): (\d+)$", out, re.M)}
 
 
 def vram_used(g):
-    st, out = g.sh("cat /sys/kernel/debug/dri/*/vram")
-    m = re.search(r"^vram_used: (\d+)$", out, re.M)
-    check(st == 0 and m, "%s: no vram_used in debugfs: %r" % (g.name, out[-500:]))
-    return int(m.group(1))
+    nums = debugfs_numbers(g, "vram")
+    check("vram_used" in nums, "%s: no vram_used in debugfs: %r" % (g.name, nums))
+    return nums["vram_used"]
 
 
 def wait_vram_used(g, want, timeout=20):

@@ -19,17 +19,11 @@ TURN_RGB = [(0xc0, 0x20, 0x20), (0x20, 0xc0, 0x20), (0x20, 0x20, 0xc0), (0xc0, 0
 
 
 def debugfs_vram(g):
-    """kmsvt's dri/N/vram as a dict of its "key: number" lines."""
-    st, out = g.sh("cat /sys/kernel/debug/dri/*/vram")
-    check(st == 0, "%s: no dri/N/vram: %r" % (g.name, out[-500:]))
-    return {k: int(v) for k, v in re.findall(r"(\w+): (\d+)$", out, re.M)}
+    return test_client.debugfs_numbers(g, "vram")
 
 
 def kmsvt_stats(g):
-    """kmsvt's dri/N/kmsvt_stats counters."""
-    st, out = g.sh("cat /sys/kernel/debug/dri/*/kmsvt_stats")
-    check(st == 0, "%s: no dri/N/kmsvt_stats: %r" % (g.name, out[-500:]))
-    return {k: int(v) for k, v in re.findall(r"(\w+): (\d+)$", out, re.M)}
+    return test_client.debugfs_numbers(g, "kmsvt_stats")
 
 
 def screen_is(g, point, rgb):

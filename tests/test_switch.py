@@ -2,19 +2,14 @@
 refused with a clear error and changes nothing, on the VTs or on the screen;
 switches between text VTs show each VT's text (read from the screendump)
 and report how long they took."""
-import os
 import re
 
-import initramfs
 from harness import check
-
-CLEAR = "\033[2J\033[H"
+from test_client import CLEAR, tool_guest
 
 
 def switch_guest(ctx, name):
-    prog = os.path.join(initramfs.BUILD, "userspace", "kmsvt-switch")
-    check(os.path.exists(prog), "kmsvt-switch not built: run make")
-    return ctx.guest(name, programs=[prog], tag="switch")
+    return tool_guest(ctx, name, "kmsvt-switch", "switch")
 
 
 def active(g):

@@ -398,3 +398,39 @@ int wait_events(int fd, struct flips *f, int want, int timeout_ms)
 	}
 	return 0;
 }
+
+/*
+ * n nonblocking flips with events, each to the scan[] buffer not on screen,
+ * each waited for; d->cur follows.  Events are added to f.  Returns -errno.
+ */
+int flip_n(struct dev *d, struct flips *f, int n)
+{
+	int ret = 0;
+
+	for (int k = 0; !ret && k < n; k++) {
+		uint64_t data = f->nsent + 1;
+
+		ret = commit_flip(d, d->scan[!d->cur].fb,
+				  DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT, data);
+		if (ret)
+			break;
+		d->cur = !d->cur;
+		f->sent[f->nsent++] = data;
+		ret = wait_events(d->fd, f, f->nsent, 2000);
+	}
+	return ret;
+}
+
+/*
+ * A child process told to finish with one byte on @go (killed if that
+ * cannot be sent), waited for, and checked as @name: it must exit 0.
+ */
+void child_done(pid_t pid, int go, const char *name)
+{
+	int status;
+
+	if (write(go, "q", 1) != 1)
+		kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && !WEXITSTATUS(status), name, "exit status %#x", status);
+}

@@ -112,6 +112,8 @@ int active_or_fail(struct dev *d, const char *name);
 uint32_t crtc_fb(const struct dev *d, drmModeModeInfo *mode);
 int within(double got, double want, double tol);
 int wait_events(int fd, struct flips *f, int want, int timeout_ms);
+int flip_n(struct dev *d, struct flips *f, int n);
+void child_done(pid_t pid, int go, const char *name);
 
 /* atomic.c */
 void group_atomic(struct dev *d);

@@ -65,7 +65,7 @@ static int mem_hog(const struct dev *d, int ready, int go)
 static void mem_until_refused(struct dev *d)
 {
 	static struct flips f;
-	int ready[2], go[2], status, ret = 0;
+	int ready[2], go[2], ret = 0;
 	pid_t pid;
 	char tok;
 
@@ -81,20 +81,10 @@ static void mem_until_refused(struct dev *d)
 		_exit(mem_hog(d, ready[1], go[0]));
 	ret = read(ready[0], &tok, 1) == 1 ? 0 : -EPIPE;
 	memset(&f, 0, sizeof(f));
-	for (int k = 0; !ret && k < 30; k++) {
-		ret = commit_flip(d, d->scan[!d->cur].fb,
-				  DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT, k + 1);
-		d->cur = ret ? d->cur : !d->cur;
-		f.sent[f.nsent++] = k + 1;
-		ret = ret ? ret : wait_events(d->fd, &f, k + 1, 2000);
-	}
+	ret = ret ? ret : flip_n(d, &f, 30);
 	check(!ret && f.ngot == 30, "mem_other_client_flips", "%d of 30 flips while memory is "
 	      "full: %s", f.ngot, err(ret));
-	if (write(go[1], "g", 1) != 1)
-		kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	check(WIFEXITED(status) && !WEXITSTATUS(status), "mem_hog_client", "exit status %#x",
-	      status);
+	child_done(pid, go[1], "mem_hog_client");
 	close(ready[0]);
 	close(ready[1]);
 	close(go[0]);

@@ -29,13 +29,9 @@ static int turn_run(struct dev *c, int i)
 				     c->mode.vdisplay, 0);
 	snprintf(name, sizeof(name), "turns_%d_modeset", i);
 	bad += !check(!ret, name, "%s", err(ret));
+	c->cur = 0;
 	t0 = now();
-	for (int k = 0; !ret && k < TURN_FLIPS; k++) {
-		ret = commit_flip(c, c->scan[!(k & 1)].fb,
-				  DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT, k + 1);
-		f.sent[f.nsent++] = k + 1;
-		ret = ret ? ret : wait_events(c->fd, &f, k + 1, 2000);
-	}
+	ret = ret ? ret : flip_n(c, &f, TURN_FLIPS);	/* an even count: ends on A */
 	wall = now() - t0;
 	snprintf(name, sizeof(name), "turns_%d_flips", i);
 	bad += !check(!ret && f.ngot == TURN_FLIPS, name, "%d flip events: %s", f.ngot, err(ret));
@@ -124,13 +120,10 @@ void group_turns(struct dev *d)
 		char name[32];
 
 		/* The others hold this pipe's write end too: say it, not EOF. */
-		if (write(go[i][1], "q", 1) != 1)
-			kill(pid[i], SIGKILL);
+		snprintf(name, sizeof(name), "turns_client_%d", i);
+		child_done(pid[i], go[i][1], name);
 		close(go[i][1]);
 		close(go[i][0]);
-		waitpid(pid[i], &status, 0);
-		snprintf(name, sizeof(name), "turns_client_%d", i);
-		check(WIFEXITED(status) && !WEXITSTATUS(status), name, "exit status %#x", status);
 	}
 	close(done[0]);
 	close(done[1]);
