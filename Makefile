@@ -43,6 +43,9 @@ module-one:
 
 userspace: $(USER_TOOLS)
 
+# kmsvt-session takes its seat through libseat.
+$(BUILD)/userspace/kmsvt-session: USER_LIBS += -lseat
+
 $(BUILD)/userspace/%: userspace/%.c $(wildcard userspace/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(USER_LIBS)

@@ -25,6 +25,7 @@
 #include <linux/debugfs.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
+#include <drm/drm_atomic.h>
 #include <drm/drm_debugfs.h>
 #include <drm/drm_file.h>
 #include <drm/drm_framebuffer.h>
@@ -108,9 +109,25 @@ void kmsvt_gem_unpin(struct drm_gem_object *obj)
  * from before the commit that shows it until after the one that replaces
  * it has latched.  Pinning moves it in, evicting unpinned buffers if VRAM
  * is short; -ENOMEM when the pinned ones leave no room.
+ *
+ * The commit before ours unpins the buffer it replaced only in its cleanup,
+ * after its flip has latched: a moment after a nonblocking flip returned to
+ * its client.  When a new master flips in right then (a user switch), VRAM
+ * holds one buffer too many for that moment only.  Wait for that cleanup,
+ * once, and try again, rather than fail a commit that fits.
  */
 int kmsvt_gem_prepare_fb(struct drm_plane *plane, struct drm_plane_state *state)
 {
+	struct drm_crtc_commit *prev = plane->state ? plane->state->commit : NULL;
+	long left;
+	int ret;
+
+	ret = drm_gem_vram_plane_helper_prepare_fb(plane, state);
+	if ((ret != -ENOMEM && ret != -ENOSPC) || !prev)
+		return ret;
+	left = wait_for_completion_interruptible_timeout(&prev->cleanup_done, HZ);
+	if (left <= 0)
+		return left < 0 ? left : ret;
 	return drm_gem_vram_plane_helper_prepare_fb(plane, state);
 }
 

@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import initramfs  # noqa: E402
 
-GUEST_MODULES = ["test_console", "test_kms", "test_client", "test_memory", "test_switch",
+GUEST_MODULES = ["test_console", "test_kms", "test_client", "test_memory", "test_switch", "test_seat",
                  "test_kmscube", "test_xorg", "test_panic"]
 
 

@@ -6,17 +6,25 @@
  * VT_GETSTATE reports N active.  VT_WAITACTIVE is not used: it waits
  * without a timeout, and a session that handles its VT itself (VT_PROCESS)
  * and hangs would hang us too.  Times are CLOCK_MONOTONIC.
+ *
+ * A VT that is active is not yet a picture: when a kmsvt-session owns VT N
+ * (its status file in the sessions folder says "vt N"), the switch ends at
+ * the first frame that session shows after the request, as its page-flip
+ * event timestamped it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/kd.h>
 #include <linux/vt.h>
 
 #define VT_MAX 63	/* MAX_NR_CONSOLES */
@@ -32,18 +40,24 @@ static double now_ms(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kmsvt-switch [-c TTY] [-t MS] N\n"
+		"usage: kmsvt-switch [-c TTY] [-t MS] [-s DIR] N\n"
 		"Make virtual terminal N (1-%d) the active one, as Alt+FN or chvt would,\n"
 		"and print how long the switch took, from the request until the kernel\n"
-		"reports N active.  A session that handles its VT itself (Xorg, a\n"
-		"compositor, seatd) decides when it lets go; -t bounds the wait.\n"
+		"reports N active and, when a kmsvt-session owns VT N, until that session\n"
+		"shows its first frame after the request.  A session that handles its VT\n"
+		"itself (Xorg, a compositor, seatd) decides when it lets go; -t bounds\n"
+		"the wait.\n"
 		"\n"
 		"  -c, --console TTY   the console to ask (default /dev/tty0)\n"
 		"  -t, --timeout MS    give up after MS milliseconds (default 5000)\n"
+		"  -s, --sessions DIR  kmsvt-session's status folder (default\n"
+		"                      /run/kmsvt-session)\n"
 		"  -h, --help          this text\n"
 		"\n"
-		"Output: \"vt A -> N: active after T ms\".  Exit status 0 when N is active,\n"
-		"1 when the request failed or timed out, 2 for bad usage.\n", VT_MAX);
+		"Output: \"vt A -> N: active after T ms\", followed by \", first frame of\n"
+		"NAME after F ms\" when a session owns N.  Exit status 0 when N is active\n"
+		"(and its session showed a frame), 1 when the request failed or timed\n"
+		"out, 2 for bad usage.\n", VT_MAX);
 }
 
 /* N as a whole decimal number in 1..VT_MAX, or 0. */
@@ -66,19 +80,125 @@ static int active_vt(int fd)
 	return ioctl(fd, VT_GETSTATE, &st) ? -errno : st.v_active;
 }
 
+static int vt_mode(int vt)
+{
+	char path[32];
+	int mode = -1, fd;
+
+	snprintf(path, sizeof(path), "/dev/tty%d", vt);
+	fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, KDGETMODE, &mode))
+		mode = -1;
+	close(fd);
+	return mode;
+}
+
+/*
+ * When the VT we leave was in graphics mode under a VT_PROCESS owner that
+ * died (a seatd or X killed with SIGKILL), the kernel resets that VT to
+ * text before switching, and so never tells fbcon that graphics mode
+ * ended: the console stays dark on every text VT.  Entering and leaving
+ * graphics mode on the new text VT gives fbcon the notice it missed.  The
+ * mark of that case: the old VT went from graphics to text across the
+ * switch, which no seat provider does on a plain switch.
+ */
+static void revive_console(int vt, int old_vt, int old_mode)
+{
+	char path[32];
+	int fd;
+
+	if (old_mode != KD_GRAPHICS || vt_mode(old_vt) != KD_TEXT || vt_mode(vt) != KD_TEXT)
+		return;
+	snprintf(path, sizeof(path), "/dev/tty%d", vt);
+	fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!ioctl(fd, KDSETMODE, KD_GRAPHICS))
+		ioctl(fd, KDSETMODE, KD_TEXT);
+	close(fd);
+}
+
+struct session_status {
+	char name[64];
+	int vt, pid;
+	double first_frame_ms;
+};
+
+/* Read one kmsvt-session status file; 0 on success. */
+static int read_status(const char *path, struct session_status *st)
+{
+	char line[128];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	memset(st, 0, sizeof(*st));
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "name %63s", st->name);
+		sscanf(line, "vt %d", &st->vt);
+		sscanf(line, "pid %d", &st->pid);
+		sscanf(line, "first_frame_ms %lf", &st->first_frame_ms);
+	}
+	fclose(f);
+	/* A session killed with SIGKILL leaves its file behind. */
+	if (st->pid > 0 && kill(st->pid, 0) && errno == ESRCH)
+		return -1;
+	return st->vt ? 0 : -1;
+}
+
+/* The status of the session on VT vt, found in dir; 0 if there is one. */
+static int session_on(const char *dir, int vt, struct session_status *st, char *path,
+		      size_t len)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int found = -1;
+
+	while (d && found && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp"))
+			continue;
+		snprintf(path, len, "%s/%s", dir, e->d_name);
+		if (!read_status(path, st) && st->vt == vt)
+			found = 0;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * Wait until the session at path reports a first frame later than t0;
+ * its time in ms after t0, or -1 on timeout.
+ */
+static double wait_first_frame(const char *path, double t0, double deadline,
+			       struct session_status *st)
+{
+	do {
+		if (!read_status(path, st) && st->first_frame_ms >= t0)
+			return st->first_frame_ms - t0;
+		usleep(500);
+	} while (now_ms() < deadline);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "console", required_argument, NULL, 'c' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "sessions", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *tty = "/dev/tty0";
-	double timeout = 5000, t0, t;
-	int o, vt, from, cur, fd;
+	const char *tty = "/dev/tty0", *sessions = "/run/kmsvt-session";
+	struct session_status st;
+	char path[4096];
+	double timeout = 5000, t0, t, frame;
+	int o, vt, from, from_mode, cur, fd;
 
-	while ((o = getopt_long(argc, argv, "c:t:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:t:s:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
 			tty = optarg;
@@ -89,6 +209,9 @@ int main(int argc, char **argv)
 				fprintf(stderr, "kmsvt-switch: -t needs a positive number of ms\n");
 				return 2;
 			}
+			break;
+		case 's':
+			sessions = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -118,6 +241,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kmsvt-switch: %s is not a VT console: %s\n", tty, strerror(-from));
 		return 1;
 	}
+	from_mode = vt_mode(from);
 	t0 = now_ms();
 	if (from != vt && ioctl(fd, VT_ACTIVATE, vt)) {
 		fprintf(stderr, "kmsvt-switch: VT_ACTIVATE %d: %s\n", vt, strerror(errno));
@@ -137,6 +261,19 @@ int main(int argc, char **argv)
 			vt, cur, t);
 		return 1;
 	}
-	printf("vt %d -> %d: active after %.3f ms\n", from, vt, t);
+	revive_console(vt, from, from_mode);
+	printf("vt %d -> %d: active after %.3f ms", from, vt, t);
+	if (from == vt || session_on(sessions, vt, &st, path, sizeof(path))) {
+		printf("\n");
+		return 0;
+	}
+	frame = wait_first_frame(path, t0, t0 + timeout, &st);
+	if (frame < 0) {
+		printf("\n");
+		fprintf(stderr, "kmsvt-switch: %s on vt %d showed no frame within %.0f ms\n",
+			st.name, vt, timeout);
+		return 1;
+	}
+	printf(", first frame of %s after %.3f ms\n", st.name, frame);
 	return 0;
 }
