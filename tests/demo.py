@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """make run: boot the demo VM (Debian's 6.1 kernel by default) with kmsvt as
-the display driver, to a shell on the KMS console.
+the display driver: the KMS console on tty1 with a shell, and two graphical
+sessions under seatd for fast user switching, alice on VT2 and bob on VT3;
+the console says which keys and commands switch and what else to try.
 
 With a graphical display (DISPLAY or WAYLAND_DISPLAY set) QEMU opens a
 window showing the console; the serial console is in this terminal either
@@ -17,6 +19,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import initramfs  # noqa: E402
+
+# Started by the guest's init: seatd, alice on VT2, bob on VT3.
+DEMO_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest", "demo.sh")
 
 
 def has_window():
@@ -35,17 +40,19 @@ def main():
     ap.add_argument("qemu_args", nargs="*")
     args = ap.parse_args()
 
-    tools = [p for p in (shutil.which("modetest"),) if p]
+    tools = [p for p in (shutil.which("modetest"), "/usr/sbin/seatd") if p and os.path.exists(p)]
     udir = os.path.join(initramfs.BUILD, "userspace")
     if os.path.isdir(udir):
         tools += [os.path.join(udir, t) for t in sorted(os.listdir(udir))]
-    rd = initramfs.build(args.kernel, "kmsvt", programs=tools, tag="demo")
+    rd = initramfs.build(args.kernel, "kmsvt", programs=tools, tag="demo",
+                         extra_files={"/etc/kmsvt-demo.sh": DEMO_SCRIPT}, modules=("evdev",))
     display = "gtk" if has_window() and not args.headless else "none"
     cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-nodefaults",
            "-no-user-config", "-device", "VGA", "-display", display,
            "-kernel", os.path.join(initramfs.kernel_dir(args.kernel), "vmlinuz"),
            "-initrd", rd, "-serial", "mon:stdio",
-           "-append", ("console=tty0 console=ttyS0,115200 consoleblank=0 " + args.cmdline).strip()]
+           "-append", ("console=tty0 console=ttyS0,115200 consoleblank=0 demo " +
+                       args.cmdline).strip()]
     cmd += args.qemu_args
     print("kmsvt demo on %s (%s); Ctrl-A x quits, Ctrl-A c is QEMU's monitor "
           "(screendump build/demo.ppm)" % (args.kernel, "window" if display == "gtk" else "headless"))

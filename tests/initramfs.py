@@ -26,16 +26,20 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmp /tmp
 drv=kmsvt
 modargs=
+demo=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	drv=*) drv=${arg#drv=} ;;
 	modargs=*) modargs=$(echo "${arg#modargs=}" | tr , ' ') ;;
+	demo) demo=1 ;;
 	esac
 done
 if [ "$drv" != none ]; then
 	echo "kmsvt-init: modprobe $drv" > /dev/kmsg
 	modprobe "$drv" $modargs || echo "init: modprobe $drv failed"
 fi
+# make run's sessions, when the image has them and the command line asks.
+[ -n "$demo" ] && [ -x /etc/kmsvt-demo.sh ] && /etc/kmsvt-demo.sh &
 # On the serial line even when the kernel's console is not there.
 echo "KMSVT-INIT-READY" > /dev/ttyS0
 # A shell on the KMS console for people, one on the serial line for the

@@ -18,17 +18,20 @@ CONSOLE = "CONSOLE ON TTY1"
 TOOLS = ("kmsvt-session", "kmsvt-switch", "kmsvt-info")
 
 
-def seat_guest(ctx, name, **kw):
+def seat_guest(ctx, name, flavour="kmsvt", **kw):
+    """A guest with seatd and the tools; flavour "bochs" for the baseline."""
     progs = [SEATD] + [os.path.join(initramfs.BUILD, "userspace", t) for t in TOOLS]
     for p in progs:
         check(os.path.exists(p), "%s missing: run make deps and make" % p)
-    g = ctx.guest(name, programs=progs, tag="seat", **kw)
+    g = ctx.guest(name, flavour=flavour, programs=progs, tag="seat-" + flavour,
+                  modules=("evdev",), **kw)
     g.tty_write(CLEAR + CONSOLE + "\n")
     g.wait_screen_text(CONSOLE)
     return g
 
 
 def start_seatd(g):
+    g.sh("modprobe evdev")  # the sessions read the keyboard through the seat
     g.sh("seatd -l info > /tmp/seatd.log 2>&1 &")
     deadline = time.monotonic() + 10
     while g.sh("test -S /run/seatd.sock")[0] != 0:
@@ -117,21 +120,36 @@ def summary(kind, xs):
                                                       max(xs))
 
 
-def test_seat_cycle(ctx):
-    """alice (VT2), bob (VT3) and the console: 2->3->1->2 a hundred times."""
-    g = seat_guest(ctx, "seat-cycle")
+KINDS = ("graphical->graphical", "graphical->text", "text->graphical")
+
+
+def alice_and_bob(g):
+    """seatd, alice on VT2 and bob on VT3, alice active; the sessions map."""
     start_seatd(g)
     sessions = {}
     start_session(g, 2, "alice", sessions)
     start_session(g, 3, "bob", sessions)
     switch(g, 2, sessions)
-    before = debugfs_numbers(g, "kmsvt_stats")
-    times = {"graphical->graphical": [], "graphical->text": [], "text->graphical": []}
-    for _ in range(100):
-        for vt, kind in ((3, "graphical->graphical"), (1, "graphical->text"),
-                         (2, "text->graphical")):
+    return sessions
+
+
+def cycle(g, sessions, n):
+    """2->3->1->2 n times, each switch read from the screen; the times by
+    kind (ms to the session's first frame, or to the console's VT active)."""
+    times = {k: [] for k in KINDS}
+    for _ in range(n):
+        for vt, kind in zip((3, 1, 2), KINDS):
             active, frame = switch(g, vt, sessions)
             times[kind].append(frame if frame is not None else active)
+    return times
+
+
+def test_seat_cycle(ctx):
+    """alice (VT2), bob (VT3) and the console: 2->3->1->2 a hundred times."""
+    g = seat_guest(ctx, "seat-cycle")
+    sessions = alice_and_bob(g)
+    before = debugfs_numbers(g, "kmsvt_stats")
+    times = cycle(g, sessions, 100)
     after = debugfs_numbers(g, "kmsvt_stats")
     check(after["modesets"] == before["modesets"], "%s: %d full modesets in the cycle" % (
         g.name, after["modesets"] - before["modesets"]))
@@ -277,4 +295,54 @@ def test_seat_bad_input(ctx):
     g.sh("kmsvt-switch 1")
     g.wait_screen_text(CONSOLE)
     check(not masters(g), "%s: a master is left: %r" % (g.name, masters(g)))
+    g.assert_no_oops()
+
+
+def test_demo_sessions(ctx):
+    """make run's guest: the demo script brings up seatd, alice and bob, and
+    the console says how to switch; each switch shows its owner."""
+    import demo
+    progs = [SEATD] + [os.path.join(initramfs.BUILD, "userspace", t) for t in TOOLS]
+    g = ctx.guest("seat-demo", programs=progs, tag="seat-demo", cmdline="demo",
+                  extra_files={"/etc/kmsvt-demo.sh": demo.DEMO_SCRIPT}, modules=("evdev",))
+    g.wait_for(r"kmsvt demo: sessions up", 60)
+    g.wait_screen_text(["kmsvt demo: fast user switching", "kmsvt-switch 2"])
+    sessions = {2: "alice", 3: "bob"}
+    keys(g, "alt", "f2")
+    wait_top(g, "kmsvt-session alice")
+    keys(g, "ctrl", "alt", "f3")
+    wait_top(g, "kmsvt-session bob")
+    st, out = g.sh("kmsvt-switch 1")
+    check(st == 0, "%s: kmsvt-switch 1: %r" % (g.name, out))
+    g.wait_screen_text("kmsvt demo: fast user switching")
+    g.assert_no_oops()
+
+
+def keys(g, *names):
+    """Press names together (QEMU qcodes: ctrl, alt, f1, ...)."""
+    g.qmp_cmd("send-key", keys=[{"type": "qcode", "data": n} for n in names])
+
+
+def wait_top(g, text, timeout=20):
+    deadline = time.monotonic() + timeout
+    while text not in top_text(g)[1]:
+        check(time.monotonic() < deadline, "%s: %r not on screen: %r\n%s" % (
+            g.name, text, top_text(g)[1], logs(g)))
+        time.sleep(0.2)
+
+
+def test_seat_keyboard(ctx):
+    """The keys a person uses: Ctrl+Alt+Fn in a session (the session asks
+    the seat), Alt+Fn on the console (the kernel switches)."""
+    g = seat_guest(ctx, "seat-keys")
+    alice_and_bob(g)
+    keys(g, "ctrl", "alt", "f3")
+    wait_top(g, "kmsvt-session bob")
+    keys(g, "ctrl", "alt", "f1")
+    wait_top(g, CONSOLE)
+    keys(g, "alt", "f2")
+    wait_top(g, "kmsvt-session alice")
+    keys(g, "ctrl", "alt", "f2")   # the VT we are on: nothing happens
+    time.sleep(1)
+    wait_top(g, "kmsvt-session alice")
     g.assert_no_oops()

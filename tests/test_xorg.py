@@ -163,3 +163,55 @@ def test_xorg_three_users(ctx):
     for u in USERS:
         save(g, "Xorg.%d.log" % u[0], g.xorg_log(u[0]))
     g.assert_no_oops()
+
+
+# Fast user switching with real X servers, which handle their VTs themselves
+# (VT_PROCESS): (display, vt, root colour, xterm text).
+SWITCH_USERS = ((7, 7, (0x50, 0x20, 0x40), "XORG ON VT7"),
+                (8, 8, (0x20, 0x40, 0x50), "XORG ON VT8"))
+SWITCH_CONSOLE = "console beside two X servers"
+
+
+def kmsvt_stats(g):
+    _, out = g.sh("cat /sys/kernel/debug/dri/*/kmsvt_stats")
+    stats = dict((k, int(v)) for k, v in re.findall(r"(\w+): (\d+)", out))
+    check("modesets" in stats, "%s: no kmsvt_stats: %r" % (g.name, out))
+    return stats
+
+
+def test_xorg_fast_switching(ctx):
+    """Two X servers (VT7, VT8, an xterm each) and the console: 30 chvt
+    switches, each read back from the screen; the X<->X ones are plane
+    updates, not modesets."""
+    g = xorg.guest(ctx, "xorg-switch")
+    g.tty_write("\033[2J\033[H" + SWITCH_CONSOLE + "\n")
+    g.wait_screen_text(SWITCH_CONSOLE)
+    for user in SWITCH_USERS:
+        display, vt, rgb, text = user
+        x = ":%d" % display
+        g.start_xorg(display=display, vt=vt)
+        g.xsh("xsetroot -solid '#%02x%02x%02x'" % rgb, display=x, check=True)
+        g.xsh("xset +fp %s && xset fp rehash" % xorg.FONT_DIR_GUEST, display=x, check=True)
+        g.xsh(xterm_cmd(text), display=x, check=True)
+        wait_user(g, user)
+    by_vt = {u[1]: u for u in SWITCH_USERS}
+    order = [7, 8, 1] * 10
+    cur, xx_modesets, xx = 8, 0, 0
+    for vt in order:
+        before = kmsvt_stats(g)
+        g.sh("chvt %d" % vt, check=True)
+        if vt in by_vt:
+            wait_user(g, by_vt[vt], timeout=30)
+        else:
+            img, _ = g.wait_screen_text(SWITCH_CONSOLE, timeout=30)
+            check((img.width, img.height) == (1280, 800), "console at %dx%d" % (
+                img.width, img.height))
+        if vt in by_vt and cur in by_vt:
+            xx += 1
+            xx_modesets += kmsvt_stats(g)["modesets"] - before["modesets"]
+        cur = vt
+    print("%s: %d switches, %d X<->X, %d modesets in those" % (g.name, len(order), xx,
+                                                               xx_modesets), flush=True)
+    check(xx >= 10 and xx_modesets == 0, "%s: %d modesets in %d X<->X switches" % (
+        g.name, xx_modesets, xx))
+    g.assert_no_oops()

@@ -32,11 +32,13 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/input.h>
 #include <linux/kd.h>
 #include <drm_fourcc.h>
 
 #include "kms-util.h"
 
+#define MAX_KBDS	8	/* keyboards we listen to */
 #define FONT_MAX	512	/* glyphs KDFONTOP may return */
 #define FONT_STRIDE	32	/* bytes a glyph takes in its answer: 32 rows, up to 8 px */
 
@@ -58,6 +60,10 @@ struct session {
 	struct libseat *seat;
 	int dev_id, fd;
 	bool enabled, pending_enable, flip_pending, shown;
+	bool kbds_wanted;	/* open the keyboards when the loop next runs */
+	bool kbds_stale;	/* revoked by a disable: close them there */
+	int nkbd, kbd_id[MAX_KBDS], kbd_fd[MAX_KBDS];
+	bool ctrl, alt;
 	uint32_t conn_id, crtc_id, bg;
 	drmModeModeInfo mode;
 	struct buf buf[2];
@@ -85,7 +91,8 @@ static void usage(FILE *f)
 		"libseat (seatd or logind), gets the DRM device from it and shows NAME and\n"
 		"a frame counter, page-flipped at every vblank.  When the seat is taken\n"
 		"away (a VT switch) it stops drawing; when it comes back it shows its last\n"
-		"frame again with a page flip, without a modeset.\n"
+		"frame again with a page flip, without a modeset.  Ctrl+Alt+Fn asks the\n"
+		"seat for VT n.\n"
 		"\n"
 		"  -n, --name NAME      the name on the screen (letters, digits, -_.)\n"
 		"  -d, --device PATH    DRM device (default: the first /dev/dri/cardN)\n"
@@ -334,17 +341,30 @@ static int flip_to(struct session *s, int idx)
 	return 0;
 }
 
+/* Is the CRTC on, in our mode?  Then a page flip is all a handover needs. */
+static bool crtc_in_our_mode(struct session *s)
+{
+	drmModeCrtc *crtc = drmModeGetCrtc(s->fd, s->crtc_id);
+	bool same = crtc && crtc->mode_valid &&
+		    crtc->mode.hdisplay == s->mode.hdisplay &&
+		    crtc->mode.vdisplay == s->mode.vdisplay &&
+		    crtc->mode.clock == s->mode.clock;
+
+	drmModeFreeCrtc(crtc);
+	return same;
+}
+
 /*
- * Show our front buffer after an enable.  A page flip needs the CRTC on in
- * a mode our buffers fit, which is the case after the console or another
- * session at the same mode; otherwise set our mode (a real modeset).
+ * Show our front buffer after an enable: a page flip when the previous
+ * owner (the console, another session) left the CRTC in our mode, else
+ * our mode is set (a real modeset).
  */
 static int show_again(struct session *s)
 {
 	uint32_t conn = s->conn_id;
 	int ret;
 
-	if (s->shown) {
+	if (s->shown && crtc_in_our_mode(s)) {
 		ret = flip_to(s, s->front);
 		if (ret != -EINVAL && ret != -ENOSPC)
 			return ret;
@@ -409,8 +429,10 @@ static void page_flip_done(int fd, unsigned int seq, unsigned int sec, unsigned 
 	s->flip_pending = false;
 	if (s->report_next) {
 		s->report_next = false;
+		double ms = 1e3 * (t - s->enable_t);
+
 		printf("%s: enable %lu: first frame %.3f ms after the enable\n", s->name,
-		       s->enables, (t - s->enable_t) * 1e3);
+		       s->enables, ms);
 		fflush(stdout);
 		write_status(s, t);
 	}
@@ -448,6 +470,85 @@ static void try_revoked(struct session *s)
 	fflush(stdout);
 }
 
+/* ---- the keyboard: Ctrl+Alt+Fn switches, as in a compositor ----------- */
+
+/*
+ * Our VT's keyboard is off (the seat provider set K_OFF), so the kernel no
+ * longer switches on Alt+Fn: a session reads the keyboards itself, through
+ * the seat (which revokes them on disable), and asks the seat to switch.
+ */
+static void close_keyboards(struct session *s)
+{
+	for (int i = 0; i < s->nkbd; i++) {
+		libseat_close_device(s->seat, s->kbd_id[i]);
+		close(s->kbd_fd[i]);
+	}
+	s->nkbd = 0;
+	s->ctrl = s->alt = false;
+}
+
+static bool is_keyboard(int fd)
+{
+	unsigned long keys[KEY_MAX / (8 * sizeof(long)) + 1] = { 0 };
+
+	if (ioctl(fd, EVIOCGBIT(EV_KEY, sizeof(keys)), keys) < 0)
+		return false;
+	return keys[KEY_F1 / (8 * sizeof(long))] & (1UL << (KEY_F1 % (8 * sizeof(long))));
+}
+
+static void open_keyboards(struct session *s)
+{
+	char path[64];
+
+	s->kbds_wanted = false;
+	for (int i = 0; i < 32 && s->nkbd < MAX_KBDS; i++) {
+		int fd, id;
+
+		snprintf(path, sizeof(path), "/dev/input/event%d", i);
+		if (access(path, F_OK))
+			continue;
+		id = libseat_open_device(s->seat, path, &fd);
+		if (id < 0)
+			continue;
+		if (!is_keyboard(fd)) {
+			libseat_close_device(s->seat, id);
+			close(fd);
+			continue;
+		}
+		s->kbd_id[s->nkbd] = id;
+		s->kbd_fd[s->nkbd++] = fd;
+	}
+}
+
+/* F1-F10 and F11-F12 are not one range of key codes. */
+static int fkey_number(unsigned int code)
+{
+	if (code >= KEY_F1 && code <= KEY_F10)
+		return code - KEY_F1 + 1;
+	if (code == KEY_F11 || code == KEY_F12)
+		return code - KEY_F11 + 11;
+	return 0;
+}
+
+static void read_keyboard(struct session *s, int fd)
+{
+	struct input_event ev[16];
+	ssize_t n = read(fd, ev, sizeof(ev));
+
+	for (ssize_t i = 0; i < n / (ssize_t)sizeof(ev[0]); i++) {
+		int vt = fkey_number(ev[i].code);
+
+		if (ev[i].type != EV_KEY)
+			continue;
+		if (ev[i].code == KEY_LEFTCTRL || ev[i].code == KEY_RIGHTCTRL)
+			s->ctrl = ev[i].value != 0;
+		else if (ev[i].code == KEY_LEFTALT || ev[i].code == KEY_RIGHTALT)
+			s->alt = ev[i].value != 0;
+		else if (ev[i].value == 1 && s->ctrl && s->alt && vt)
+			libseat_switch_session(s->seat, vt);
+	}
+}
+
 static void enable_seat(struct libseat *seat, void *data)
 {
 	struct session *s = data;
@@ -455,6 +556,7 @@ static void enable_seat(struct libseat *seat, void *data)
 	(void)seat;
 	s->enabled = true;
 	s->pending_enable = true;
+	s->kbds_wanted = true;
 	s->enables++;
 	s->enable_t = now();
 }
@@ -471,9 +573,12 @@ static void disable_seat(struct libseat *seat, void *data)
 
 	s->enabled = false;
 	s->pending_enable = false;
+	s->kbds_wanted = false;
 	if (s->check_revoked && s->shown)
 		try_revoked(s);
 	libseat_disable_seat(seat);
+	/* Not from inside libseat's dispatch: the main loop closes them. */
+	s->kbds_stale = true;
 }
 
 static const struct libseat_seat_listener seat_listener = {
@@ -532,11 +637,11 @@ static int setup(struct session *s)
 static int run(struct session *s)
 {
 	drmEventContext ev = { .version = 2, .page_flip_handler = page_flip_done };
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[2 + MAX_KBDS] = {
 		{ .fd = libseat_get_fd(s->seat), .events = POLLIN },
 		{ .fd = s->fd, .events = POLLIN },
 	};
-	int ret;
+	int ret, nkbd;
 
 	printf("%s: %ux%u on %s\n", s->name, s->mode.hdisplay, s->mode.vdisplay, s->device);
 	fflush(stdout);
@@ -551,14 +656,25 @@ static int run(struct session *s)
 			} else {
 				s->pending_enable = false;
 				s->report_next = !ret;
-				/* -EACCES: disabled again meanwhile; anything else waits
-				 * for the next enable, the session lives on. */
+				/*
+				 * -EACCES: disabled again meanwhile; anything else
+				 * waits for the next enable, the session lives on.
+				 */
 				if (ret && ret != -EACCES)
 					fprintf(stderr, "kmsvt-session: showing the picture: %s\n",
 						strerror(-ret));
 			}
 		}
-		if (poll(pfd, 2, timeout) < 0) {
+		if (s->kbds_stale) {
+			s->kbds_stale = false;
+			close_keyboards(s);
+		}
+		if (s->kbds_wanted && s->enabled)
+			open_keyboards(s);
+		nkbd = s->nkbd;
+		for (int i = 0; i < nkbd; i++)
+			pfd[2 + i] = (struct pollfd){ .fd = s->kbd_fd[i], .events = POLLIN };
+		if (poll(pfd, 2 + nkbd, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -574,6 +690,10 @@ static int run(struct session *s)
 		}
 		if (pfd[1].revents & POLLIN)
 			drmHandleEvent(s->fd, &ev);
+		/* The dispatch above may have closed them (a disable). */
+		for (int i = 0; i < nkbd && !s->kbds_stale; i++)
+			if (pfd[2 + i].revents & POLLIN)
+				read_keyboard(s, s->kbd_fd[i]);
 	}
 	return 0;
 }
@@ -642,6 +762,7 @@ int main(int argc, char **argv)
 	ret = setup(s);
 	if (!ret)
 		ret = run(s);
+	close_keyboards(s);
 	free_buffers(s);
 	remove_status(s);
 	if (s->dev_id > 0)

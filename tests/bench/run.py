@@ -10,6 +10,9 @@ on every target kernel (or the releases given), in this order:
          draws nothing (tests/bench/panic.py)
   panicpath  the panic path's functions, stack depth and rules, from gcc's
          call graph (tests/bench/panic_path.py; a build, no boots)
+  switch fast user switching under seatd with two kmsvt-session sessions
+         and the console: 100 switches of each kind per driver, p50/p95/max
+         from the request to the first frame (tests/bench/switch.py)
 
 Each prints one table a kernel, with the ratios kmsvt/bochs where both
 drivers have the number.  --only picks some of them (e.g. --only kms).
@@ -39,6 +42,7 @@ import boot  # noqa: E402
 import kms  # noqa: E402
 import panic  # noqa: E402
 import panic_path  # noqa: E402
+import switch  # noqa: E402
 
 
 def qemu_version():
@@ -103,6 +107,12 @@ def run_panic_path(kernels, boots=None, markdown=False, log=print):
     return bad
 
 
+def run_switch(kernels, boots=None, markdown=False, log=print):
+    """One boot per driver and kernel; -n does not apply (its cycles are
+    switch.DEFAULT_CYCLES)."""
+    return switch.run_all(kernels, switch.DEFAULT_CYCLES, markdown, log)
+
+
 # (name, run function) in the order they run.  A run function takes
 # (kernels, boots or None for its own default, markdown, log), prints its
 # tables through log and returns the number of failed boots.
@@ -111,6 +121,7 @@ BENCHMARKS = [
     ("kms", kms.run_all),
     ("panic", run_panic),
     ("panicpath", run_panic_path),
+    ("switch", run_switch),
 ]
 
 

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Switch-latency benchmark: fast user switching under Debian's seatd with
+two kmsvt-session sessions (alice on VT2, bob on VT3) and the console on
+tty1, on kmsvt and on the in-tree bochs driver with the same userspace, the
+same QEMU, in the same run.
+
+Each boot cycles 2->3->1->2 N times (tests/test_seat.py does the switching
+and reads every switch back from the screen) and times each switch with
+kmsvt-switch: from the request to the new session's first frame (the page
+flip event's timestamp, which the session writes to its status file), or to
+the console's VT being active.  The table has p50, p95 and max of each kind
+of switch per driver, and the ratio kmsvt/bochs of the p95.
+
+bochs has no vblank: its flips complete at once, without waiting for a
+frame, so its times lack the wait for the next vblank that a vsynced flip
+on kmsvt includes (8 ms on average at 60 Hz).
+
+usage: tests/bench/switch.py [-n SWITCH_CYCLES] [--markdown] [KERNEL_RELEASE ...]
+"""
+import argparse
+import os
+import sys
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(BENCH)
+for p in (TESTS, BENCH):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+import harness  # noqa: E402
+import initramfs  # noqa: E402
+import test_seat  # noqa: E402
+
+FLAVOURS = ("kmsvt", "bochs")
+DEFAULT_CYCLES = 100
+
+
+def measure(rel, flavour, cycles):
+    ctx = harness.Ctx(rel)
+    try:
+        g = test_seat.seat_guest(ctx, "bench-switch-" + flavour, flavour=flavour)
+        _, drv = g.sh("readlink /sys/class/drm/card0/device/driver")
+        want = "kmsvt" if flavour == "kmsvt" else "bochs-drm"
+        harness.check(drv.strip().endswith("/" + want), "card0 driver is %r" % drv)
+        times = test_seat.cycle(g, test_seat.alice_and_bob(g), cycles)
+        g.assert_no_oops()
+        return times
+    finally:
+        ctx.close()
+
+
+def table(rel, results, markdown):
+    pct = test_seat.pct
+    head = ["switch", "kmsvt p50/p95/max ms", "bochs p50/p95/max ms", "p95 kmsvt/bochs"]
+    rows = []
+    for kind in test_seat.KINDS:
+        cells = [kind]
+        for fl in FLAVOURS:
+            xs = results[fl][kind]
+            cells.append("%.1f / %.1f / %.1f" % (pct(xs, 50), pct(xs, 95), max(xs)))
+        cells.append("%.2f" % (pct(results["kmsvt"][kind], 95) /
+                               max(pct(results["bochs"][kind], 95), 1e-3)))
+        rows.append(cells)
+    out = ["%s (%d switches of each kind per driver)" % (
+        rel, len(results["kmsvt"][test_seat.KINDS[0]]))]
+    if markdown:
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "---|" * len(head))
+        out += ["| " + " | ".join(r) + " |" for r in rows]
+    else:
+        out += ["  %-22s %-24s %-24s %s" % tuple(r) for r in [head] + rows]
+    return "\n".join(out)
+
+
+def run_all(kernels, cycles=DEFAULT_CYCLES, markdown=False, log=print):
+    """Returns the number of failed boots."""
+    failed = 0
+    for rel in kernels:
+        results = {}
+        for fl in FLAVOURS:
+            try:
+                results[fl] = measure(rel, fl, cycles)
+            except Exception as e:  # a failed boot is reported, never counted
+                log("%s %s: FAILED: %s" % (rel, fl, e))
+                failed += 1
+        if len(results) == len(FLAVOURS):
+            log(table(rel, results, markdown))
+    return failed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-n", "--cycles", type=int, default=DEFAULT_CYCLES)
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("kernels", nargs="*")
+    args = ap.parse_args()
+    harness.require_tools()
+    sys.exit(1 if run_all(args.kernels or initramfs.releases(), args.cycles,
+                          args.markdown) else 0)
+
+
+if __name__ == "__main__":
+    main()
