@@ -5,7 +5,13 @@
  * The Bochs display has no interrupt, so vblank is an hrtimer running at
  * the mode's refresh rate.  Page flips are latched by that timer: the plane
  * queues the new scanout address and the timer writes it to DISPI right
- * before it signals the vblank, so a flip event never precedes its flip.
+ * before it signals the vblank and sends the flip's event, so an event
+ * never precedes its flip.
+ *
+ * The flip event is kept here rather than armed in the vblank core, so that
+ * a master that leaves (a user switch) can have its last flip latched and
+ * completed at once: the next master's first flip is then taken without
+ * EBUSY and shown at the next vblank, one frame after the switch, not two.
  */
 #include <linux/seq_file.h>
 #include <drm/drm_atomic.h>
@@ -70,9 +76,50 @@ void kmsvt_queue_blank(struct kmsvt_device *kdev)
 	kmsvt_queue_scanout(kdev, &so);
 }
 
+/* Send a flip's event and drop the vblank reference it held. */
+static void kmsvt_send_flip_event(struct kmsvt_device *kdev,
+				  struct drm_pending_vblank_event *event)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&kdev->drm.event_lock, flags);
+	drm_crtc_send_vblank_event(&kdev->crtc, event);
+	spin_unlock_irqrestore(&kdev->drm.event_lock, flags);
+	drm_crtc_vblank_put(&kdev->crtc);
+}
+
+/* Latch the pending scanout now and complete its flip (if any). */
+static void kmsvt_flush_flip(struct kmsvt_device *kdev)
+{
+	struct drm_pending_vblank_event *event;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
+	kmsvt_apply_pending(kdev);
+	event = kdev->flip_event;
+	kdev->flip_event = NULL;
+	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	if (event)
+		kmsvt_send_flip_event(kdev, event);
+}
+
+/*
+ * A DRM master dropped its role (a seat daemon or X on a VT switch) or
+ * left.  Its last flip may still wait for the next vblank, and until it
+ * completes the next master's flip is refused with EBUSY, then waits a
+ * vblank more.  Latching it now shows that frame of the outgoing session
+ * a little early, which nobody can tell, and halves the switch.
+ */
+void kmsvt_crtc_master_drop(struct kmsvt_device *kdev)
+{
+	kmsvt_flush_flip(kdev);
+}
+
 static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 {
 	struct kmsvt_device *kdev = container_of(timer, struct kmsvt_device, vblank_timer);
+	struct drm_pending_vblank_event *event;
+	bool running;
 
 	/*
 	 * Forward first, skipping periods a late run missed: the vblank
@@ -83,9 +130,15 @@ static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 
 	raw_spin_lock(&kdev->scanout_lock);
 	kmsvt_apply_pending(kdev);
+	event = kdev->flip_event;
+	kdev->flip_event = NULL;
 	raw_spin_unlock(&kdev->scanout_lock);
 
-	if (drm_crtc_handle_vblank(&kdev->crtc))
+	/* Count this vblank first: the event carries its number and time. */
+	running = drm_crtc_handle_vblank(&kdev->crtc);
+	if (event)
+		kmsvt_send_flip_event(kdev, event);
+	if (running)
 		return HRTIMER_RESTART;
 
 	/* vblank was switched off meanwhile: stop, and flush a late flip. */
@@ -195,6 +248,8 @@ static void kmsvt_crtc_atomic_disable(struct drm_crtc *crtc, struct drm_atomic_s
 	unsigned long flags;
 
 	drm_crtc_vblank_off(crtc);
+	/* The timer is stopped: complete a flip it would have latched. */
+	kmsvt_flush_flip(kdev);
 	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
 	kdev->scanout_on = false;
 	if (!kdev->panicked)
@@ -210,20 +265,34 @@ static void kmsvt_crtc_atomic_disable(struct drm_crtc *crtc, struct drm_atomic_s
 	spin_unlock_irq(&crtc->dev->event_lock);
 }
 
+/*
+ * The commit's scanout is queued (plane update) or programmed (enable);
+ * its event goes out when the timer has latched it.  Only one commit is in
+ * flight at a time (the core refuses or waits for a second one until this
+ * event is sent), so there is no earlier event here to replace.
+ */
 static void kmsvt_crtc_atomic_flush(struct drm_crtc *crtc, struct drm_atomic_state *state)
 {
-	struct drm_pending_vblank_event *event = crtc->state->event;
+	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
+	struct drm_pending_vblank_event *event = crtc->state->event, *stale;
+	unsigned long flags;
 
 	if (!event)
 		return;
 	crtc->state->event = NULL;
 
-	spin_lock_irq(&crtc->dev->event_lock);
-	if (crtc->state->active && drm_crtc_vblank_get(crtc) == 0)
-		drm_crtc_arm_vblank_event(crtc, event);
-	else
+	if (!crtc->state->active || drm_crtc_vblank_get(crtc)) {
+		spin_lock_irqsave(&crtc->dev->event_lock, flags);
 		drm_crtc_send_vblank_event(crtc, event);
-	spin_unlock_irq(&crtc->dev->event_lock);
+		spin_unlock_irqrestore(&crtc->dev->event_lock, flags);
+		return;
+	}
+	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
+	stale = kdev->flip_event;
+	kdev->flip_event = event;
+	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	if (WARN_ON_ONCE(stale))
+		kmsvt_send_flip_event(kdev, stale);
 }
 
 static const struct drm_crtc_helper_funcs kmsvt_crtc_helper_funcs = {

@@ -104,6 +104,11 @@ static void kmsvt_debugfs_init(struct drm_minor *minor)
 	kmsvt_panic_debugfs_init(to_kmsvt(minor->dev), minor->debugfs_root);
 }
 
+static void kmsvt_master_drop(struct drm_device *drm, struct drm_file *file)
+{
+	kmsvt_crtc_master_drop(to_kmsvt(drm));
+}
+
 static const struct drm_driver kmsvt_driver = {
 	.driver_features = DRIVER_MODESET | DRIVER_GEM | DRIVER_ATOMIC,
 	.fops = &kmsvt_fops,
@@ -115,6 +120,7 @@ static const struct drm_driver kmsvt_driver = {
 	.dumb_create = kmsvt_gem_dumb_create,
 	.dumb_map_offset = drm_gem_ttm_dumb_map_offset,
 	.debugfs_init = kmsvt_debugfs_init,
+	.master_drop = kmsvt_master_drop,
 	KMSVT_PRIME_CALLBACKS
 };
 

@@ -88,6 +88,11 @@ struct kmsvt_device {
 	struct kmsvt_scanout scanout;
 	struct kmsvt_scanout pending;
 	bool pending_valid;
+	/*
+	 * The event of the commit whose scanout is pending: the timer sends it
+	 * right after latching that scanout.  Holds a vblank reference.
+	 */
+	struct drm_pending_vblank_event *flip_event;
 	bool vblank_running;
 	bool scanout_on;		/* the CRTC is enabled */
 	bool panicked;			/* the panic screen owns DISPI */
@@ -126,6 +131,7 @@ void kmsvt_crtc_fini(struct kmsvt_device *kdev);
 void kmsvt_crtc_debugfs_init(struct drm_minor *minor);
 void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
 void kmsvt_queue_blank(struct kmsvt_device *kdev);
+void kmsvt_crtc_master_drop(struct kmsvt_device *kdev);
 int kmsvt_plane_init(struct kmsvt_device *kdev);
 void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scanout *so);
 void kmsvt_blank_scanout(const struct drm_display_mode *mode, struct kmsvt_scanout *so);

@@ -69,6 +69,7 @@ struct session {
 	struct buf buf[2];
 	int front;		/* index of the buffer on screen (or last on it) */
 	unsigned long frame, enables;
+	unsigned int busy;	/* EBUSY retries of this enable's first flip */
 	double enable_t;	/* when the last enable arrived, CLOCK_MONOTONIC s */
 	bool report_next;	/* the next flip event is the first after an enable */
 	struct font font;
@@ -431,8 +432,8 @@ static void page_flip_done(int fd, unsigned int seq, unsigned int sec, unsigned 
 		s->report_next = false;
 		double ms = 1e3 * (t - s->enable_t);
 
-		printf("%s: enable %lu: first frame %.3f ms after the enable\n", s->name,
-		       s->enables, ms);
+		printf("%s: enable %lu: first frame %.3f ms after the enable (%u busy)\n",
+		       s->name, s->enables, ms, s->busy);
 		fflush(stdout);
 		write_status(s, t);
 	}
@@ -556,6 +557,7 @@ static void enable_seat(struct libseat *seat, void *data)
 	(void)seat;
 	s->enabled = true;
 	s->pending_enable = true;
+	s->busy = 0;
 	s->kbds_wanted = true;
 	s->enables++;
 	s->enable_t = now();
@@ -653,6 +655,7 @@ static int run(struct session *s)
 			if (ret == -EBUSY) {
 				/* The last owner's flip has not landed yet: soon. */
 				timeout = 2;
+				s->busy++;
 			} else {
 				s->pending_enable = false;
 				s->report_next = !ret;
