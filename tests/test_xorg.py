@@ -115,6 +115,18 @@ USERS = ((1, 2, (0x40, 0x10, 0x10), "XORG USER ONE ON VT2"),
 CONSOLE_TEXT = "console under three X servers"
 
 
+def start_user(g, user):
+    """An X server on the user's VT, with their root colour and xterm line."""
+    display, vt, rgb, text = user
+    x = ":%d" % display
+    secs = g.start_xorg(display=display, vt=vt)
+    print("%s: X %s on vt%d answered after %.0f s" % (g.name, x, vt, secs), flush=True)
+    g.xsh("xsetroot -solid '#%02x%02x%02x'" % rgb, display=x, check=True)
+    g.xsh("xset +fp %s && xset fp rehash" % xorg.FONT_DIR_GUEST, display=x, check=True)
+    g.xsh(xterm_cmd(text), display=x, check=True)
+    wait_user(g, user)
+
+
 def wait_user(g, user, timeout=90):
     """Screendump until user's xterm line at (0, 0) and root colour show."""
     display, vt, rgb, text = user
@@ -142,14 +154,7 @@ def test_xorg_three_users(ctx):
     g.tty_write("\033[2J\033[H" + CONSOLE_TEXT + "\n")
     g.wait_screen_text(CONSOLE_TEXT)
     for user in USERS:
-        display, vt, rgb, text = user
-        x = ":%d" % display
-        secs = g.start_xorg(display=display, vt=vt)
-        print("%s: X %s on vt%d answered after %.0f s" % (g.name, x, vt, secs), flush=True)
-        g.xsh("xsetroot -solid '#%02x%02x%02x'" % rgb, display=x, check=True)
-        g.xsh("xset +fp %s && xset fp rehash" % xorg.FONT_DIR_GUEST, display=x, check=True)
-        g.xsh(xterm_cmd(text), display=x, check=True)
-        wait_user(g, user)
+        start_user(g, user)
     for vt in (2, 3, 4, 2, 4, 3):
         g.sh("chvt %d" % vt, check=True)
         img = wait_user(g, USERS[vt - 2])
@@ -187,13 +192,7 @@ def test_xorg_fast_switching(ctx):
     g.tty_write("\033[2J\033[H" + SWITCH_CONSOLE + "\n")
     g.wait_screen_text(SWITCH_CONSOLE)
     for user in SWITCH_USERS:
-        display, vt, rgb, text = user
-        x = ":%d" % display
-        g.start_xorg(display=display, vt=vt)
-        g.xsh("xsetroot -solid '#%02x%02x%02x'" % rgb, display=x, check=True)
-        g.xsh("xset +fp %s && xset fp rehash" % xorg.FONT_DIR_GUEST, display=x, check=True)
-        g.xsh(xterm_cmd(text), display=x, check=True)
-        wait_user(g, user)
+        start_user(g, user)
     by_vt = {u[1]: u for u in SWITCH_USERS}
     order = [7, 8, 1] * 10
     cur, xx_modesets, xx = 8, 0, 0
