@@ -28,6 +28,7 @@
 #include <linux/vt.h>
 
 #define VT_MAX 63	/* MAX_NR_CONSOLES */
+#define REASK_MS 500	/* repeat VT_ACTIVATE while the switch is not done */
 
 static double now_ms(void)
 {
@@ -195,7 +196,7 @@ int main(int argc, char **argv)
 	const char *tty = "/dev/tty0", *sessions = "/run/kmsvt-session";
 	struct session_status st;
 	char path[4096];
-	double timeout = 5000, t0, t, frame;
+	double timeout = 5000, t0, t, frame, asked;
 	int o, vt, from, from_mode, cur, fd;
 
 	while ((o = getopt_long(argc, argv, "c:t:s:h", opts, NULL)) != -1) {
@@ -247,10 +248,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kmsvt-switch: VT_ACTIVATE %d: %s\n", vt, strerror(errno));
 		return 1;
 	}
+	asked = t0;
 	while ((cur = active_vt(fd)) != vt && (t = now_ms()) - t0 < timeout) {
 		if (cur < 0) {
 			fprintf(stderr, "kmsvt-switch: VT_GETSTATE: %s\n", strerror(-cur));
 			return 1;
+		}
+		/*
+		 * A VT_SETMODE on the VT we leave cancels a pending switch: seatd
+		 * does one when it tidies up after a session that died.  Ask
+		 * again now and then, as a person would press the keys again.
+		 */
+		if (t - asked >= REASK_MS) {
+			ioctl(fd, VT_ACTIVATE, vt);
+			asked = t;
 		}
 		usleep(200);
 	}
