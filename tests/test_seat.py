@@ -30,9 +30,17 @@ def seat_guest(ctx, name, flavour="kmsvt", **kw):
     return g
 
 
+def daemon(cmd):
+    """cmd in the background, but not as a job of the serial shell: busybox
+    ash, told of a job's end while it reads the second line of the
+    harness's "{ cmd" / "} ..." wrapper, takes it as the end of the input
+    ("syntax error: unexpected end of file") and the command is lost."""
+    return "(%s &)" % cmd
+
+
 def start_seatd(g):
     g.sh("modprobe evdev")  # the sessions read the keyboard through the seat
-    g.sh("seatd -l info > /tmp/seatd.log 2>&1 &")
+    g.sh(daemon("seatd -l info > /tmp/seatd.log 2>&1"))
     deadline = time.monotonic() + 10
     while g.sh("test -S /run/seatd.sock")[0] != 0:
         check(time.monotonic() < deadline, "%s: seatd did not start: %s" % (
@@ -86,8 +94,8 @@ def logs(g):
 def start_session(g, vt, name, sessions):
     """Switch to vt (a text VT), start kmsvt-session there and wait for it."""
     switch(g, vt, sessions)
-    g.sh("LIBSEAT_BACKEND=seatd kmsvt-session --name %s --check-revoked </dev/tty%d "
-         ">/tmp/%s.log 2>&1 &" % (name, vt, name))
+    g.sh(daemon("LIBSEAT_BACKEND=seatd kmsvt-session --name %s --check-revoked </dev/tty%d "
+                ">/tmp/%s.log 2>&1" % (name, vt, name)))
     sessions[vt] = name
     deadline = time.monotonic() + 30
     while "kmsvt-session " + name not in top_text(g)[1]:
