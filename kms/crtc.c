@@ -106,9 +106,10 @@ static void kmsvt_flush_flip(struct kmsvt_device *kdev)
 /*
  * A DRM master dropped its role (a seat daemon or X on a VT switch) or
  * left.  Its last flip may still wait for the next vblank, and until it
- * completes the next master's flip is refused with EBUSY, then waits a
- * vblank more.  Latching it now shows that frame of the outgoing session
- * a little early, which nobody can tell, and halves the switch.
+ * completes the next master's flip (or the console's restore) is refused
+ * with EBUSY or waits, then waits a vblank more.  Latching it now shows
+ * that frame of the outgoing session up to a frame early, and the next
+ * owner's first frame can latch at the next vblank.
  */
 void kmsvt_crtc_master_drop(struct kmsvt_device *kdev)
 {
