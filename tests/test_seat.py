@@ -18,12 +18,17 @@ CONSOLE = "CONSOLE ON TTY1"
 TOOLS = ("kmsvt-session", "kmsvt-switch", "kmsvt-info")
 
 
-def seat_guest(ctx, name, flavour="kmsvt", **kw):
-    """A guest with seatd and the tools; flavour "bochs" for the baseline."""
+def seat_programs():
+    """seatd and the tools, as host paths; each must exist."""
     progs = [SEATD] + [os.path.join(initramfs.BUILD, "userspace", t) for t in TOOLS]
     for p in progs:
         check(os.path.exists(p), "%s missing: run make deps and make" % p)
-    g = ctx.guest(name, flavour=flavour, programs=progs, tag="seat-" + flavour,
+    return progs
+
+
+def seat_guest(ctx, name, flavour="kmsvt", **kw):
+    """A guest with seatd and the tools; flavour "bochs" for the baseline."""
+    g = ctx.guest(name, flavour=flavour, programs=seat_programs(), tag="seat-" + flavour,
                   modules=("evdev",), **kw)
     g.tty_write(CLEAR + CONSOLE + "\n")
     g.wait_screen_text(CONSOLE)
@@ -97,11 +102,7 @@ def start_session(g, vt, name, sessions):
     g.sh(daemon("LIBSEAT_BACKEND=seatd kmsvt-session --name %s --check-revoked </dev/tty%d "
                 ">/tmp/%s.log 2>&1" % (name, vt, name)))
     sessions[vt] = name
-    deadline = time.monotonic() + 30
-    while "kmsvt-session " + name not in top_text(g)[1]:
-        check(time.monotonic() < deadline, "%s: %s never showed on vt %d: %s" % (
-            g.name, name, vt, g.sh("cat /tmp/%s.log /tmp/seatd.log" % name)[1][-2000:]))
-        time.sleep(0.3)
+    wait_top(g, "kmsvt-session " + name, 30)
 
 
 def frame_of(g):
@@ -216,11 +217,7 @@ def test_seat_stopped_session(ctx):
     measured (bob waits for alice's ack); the console still comes at once;
     after SIGCONT alice draws again; alice killed: bob still works."""
     g = seat_guest(ctx, "seat-stopped")
-    start_seatd(g)
-    sessions = {}
-    start_session(g, 2, "alice", sessions)
-    start_session(g, 3, "bob", sessions)
-    switch(g, 2, sessions)
+    sessions = alice_and_bob(g)
     pid = session_pid(g, "alice")
 
     g.sh("kill -STOP %d" % pid)
@@ -232,10 +229,7 @@ def test_seat_stopped_session(ctx):
     check("kmsvt-session bob" not in top_text(g)[1], "%s: bob drew while not enabled" % g.name)
     t0 = time.monotonic()
     g.sh("kill -CONT %d" % pid)
-    deadline = time.monotonic() + 10
-    while "kmsvt-session bob" not in top_text(g)[1]:
-        check(time.monotonic() < deadline, "%s: bob never showed after alice went on" % g.name)
-        time.sleep(0.1)
+    wait_top(g, "kmsvt-session bob", 10)
     print("%s: bob shown %.2f s (host) after SIGCONT to alice" % (g.name, time.monotonic() - t0),
           flush=True)
 
@@ -310,12 +304,10 @@ def test_demo_sessions(ctx):
     """make run's guest: the demo script brings up seatd, alice and bob, and
     the console says how to switch; each switch shows its owner."""
     import demo
-    progs = [SEATD] + [os.path.join(initramfs.BUILD, "userspace", t) for t in TOOLS]
-    g = ctx.guest("seat-demo", programs=progs, tag="seat-demo", cmdline="demo",
+    g = ctx.guest("seat-demo", programs=seat_programs(), tag="seat-demo", cmdline="demo",
                   extra_files={"/etc/kmsvt-demo.sh": demo.DEMO_SCRIPT}, modules=("evdev",))
     g.wait_for(r"kmsvt demo: sessions up", 60)
     g.wait_screen_text(["kmsvt demo: fast user switching", "kmsvt-switch 2"])
-    sessions = {2: "alice", 3: "bob"}
     keys(g, "alt", "f2")
     wait_top(g, "kmsvt-session alice")
     keys(g, "ctrl", "alt", "f3")

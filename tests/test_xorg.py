@@ -7,6 +7,7 @@ import time
 
 import xorg
 from harness import TestFailure, check
+from test_client import debugfs_numbers
 from vm import LOGDIR
 
 ROOT_RGB = (0x12, 0x34, 0x56)
@@ -177,13 +178,6 @@ SWITCH_USERS = ((7, 7, (0x50, 0x20, 0x40), "XORG ON VT7"),
 SWITCH_CONSOLE = "console beside two X servers"
 
 
-def kmsvt_stats(g):
-    _, out = g.sh("cat /sys/kernel/debug/dri/*/kmsvt_stats")
-    stats = dict((k, int(v)) for k, v in re.findall(r"(\w+): (\d+)", out))
-    check("modesets" in stats, "%s: no kmsvt_stats: %r" % (g.name, out))
-    return stats
-
-
 def test_xorg_fast_switching(ctx):
     """Two X servers (VT7, VT8, an xterm each) and the console: 30 chvt
     switches, each read back from the screen; the X<->X ones are plane
@@ -197,7 +191,7 @@ def test_xorg_fast_switching(ctx):
     order = [7, 8, 1] * 10
     cur, xx_modesets, xx = 8, 0, 0
     for vt in order:
-        before = kmsvt_stats(g)
+        before = debugfs_numbers(g, "kmsvt_stats")
         g.sh("chvt %d" % vt, check=True)
         if vt in by_vt:
             wait_user(g, by_vt[vt], timeout=30)
@@ -207,7 +201,7 @@ def test_xorg_fast_switching(ctx):
                 img.width, img.height))
         if vt in by_vt and cur in by_vt:
             xx += 1
-            xx_modesets += kmsvt_stats(g)["modesets"] - before["modesets"]
+            xx_modesets += debugfs_numbers(g, "kmsvt_stats")["modesets"] - before["modesets"]
         cur = vt
     print("%s: %d switches, %d X<->X, %d modesets in those" % (g.name, len(order), xx,
                                                                xx_modesets), flush=True)

@@ -64,7 +64,7 @@ struct session {
 	bool kbds_stale;	/* revoked by a disable: close them there */
 	int nkbd, kbd_id[MAX_KBDS], kbd_fd[MAX_KBDS];
 	bool ctrl, alt;
-	uint32_t conn_id, crtc_id, bg;
+	uint32_t conn_id, crtc_id, crtc_bit, bg;	/* crtc_bit: for possible_crtcs */
 	drmModeModeInfo mode;
 	struct buf buf[2];
 	int front;		/* index of the buffer on screen (or last on it) */
@@ -244,6 +244,7 @@ static int pick_output(struct session *s)
 			for (int k = 0; e && k < res->count_crtcs; k++) {
 				if (e->possible_crtcs & (1u << k)) {
 					s->crtc_id = res->crtcs[k];
+					s->crtc_bit = 1u << k;
 					break;
 				}
 			}
@@ -265,20 +266,15 @@ static int pick_output(struct session *s)
 static void find_primary(struct session *s)
 {
 	drmModePlaneRes *pres;
-	drmModeRes *res = drmModeGetResources(s->fd);
-	uint32_t crtc_bit = 0;
 	uint64_t type;
 
-	if (drmSetClientCap(s->fd, DRM_CLIENT_CAP_ATOMIC, 1) || !res)
-		goto out;
-	for (int k = 0; k < res->count_crtcs; k++)
-		if (res->crtcs[k] == s->crtc_id)
-			crtc_bit = 1u << k;
+	if (drmSetClientCap(s->fd, DRM_CLIENT_CAP_ATOMIC, 1))
+		return;
 	pres = drmModeGetPlaneResources(s->fd);
 	for (unsigned int i = 0; pres && i < pres->count_planes && !s->plane_id; i++) {
 		drmModePlane *p = drmModeGetPlane(s->fd, pres->planes[i]);
 
-		if (p && (p->possible_crtcs & crtc_bit) &&
+		if (p && (p->possible_crtcs & s->crtc_bit) &&
 		    prop_id(s->fd, p->plane_id, DRM_MODE_OBJECT_PLANE, "type", &type) &&
 		    type == DRM_PLANE_TYPE_PRIMARY) {
 			s->plane_id = p->plane_id;
@@ -287,8 +283,6 @@ static void find_primary(struct session *s)
 		drmModeFreePlane(p);
 	}
 	drmModeFreePlaneResources(pres);
-out:
-	drmModeFreeResources(res);
 }
 
 static int make_buffers(struct session *s)
@@ -592,19 +586,15 @@ static int open_device(struct session *s)
 {
 	char path[64];
 
-	if (s->device) {
-		s->dev_id = libseat_open_device(s->seat, s->device, &s->fd);
-		return s->dev_id < 0 ? -errno : 0;
-	}
-	for (int i = 0; i < 16; i++) {
+	for (int i = 0; !s->device && i < 16; i++) {
 		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
-		if (access(path, F_OK))
-			continue;
-		s->device = strdup(path);
-		s->dev_id = libseat_open_device(s->seat, path, &s->fd);
-		return s->dev_id < 0 ? -errno : 0;
+		if (!access(path, F_OK))
+			s->device = strdup(path);
 	}
-	return -ENOENT;
+	if (!s->device)
+		return -ENOENT;
+	s->dev_id = libseat_open_device(s->seat, s->device, &s->fd);
+	return s->dev_id < 0 ? -errno : 0;
 }
 
 static int setup(struct session *s)
