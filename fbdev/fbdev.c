@@ -10,6 +10,7 @@
  * after a DRM master leaves only needs the client's modeset restored: the
  * console text is still there.
  */
+#include <linux/console.h>
 #include <linux/fb.h>
 #include <linux/module.h>
 #include <drm/drm_client.h>
@@ -19,6 +20,7 @@
 
 #include "../kms/compat.h"
 #include "../kms/kmsvt.h"
+#include "../panic/draw.h"
 
 struct kmsvt_fbdev {
 	struct drm_client_dev client;
@@ -149,12 +151,40 @@ static bool kmsvt_fb_clip(struct fb_info *info, u32 *dy, u32 *height, u32 *sy)
 	return true;
 }
 
+/*
+ * fbcon's drawing is the console's speed: without acceleration it redraws
+ * every changed cell, and the whole screen on every scrolled line.  Text
+ * (1-bit images in two palette colours) and plain fills are drawn here, 8
+ * bytes a store from a table of the words a bit pattern makes; anything
+ * else (the boot logo, XOR fills) goes to the generic helpers.
+ */
+static bool kmsvt_fb_fast(const struct fb_info *info, u32 color1, u32 color2)
+{
+	u32 bpp = info->var.bits_per_pixel;
+
+	return (bpp == 32 || bpp == 16) && color1 < 16 && color2 < 16;
+}
+
+static void kmsvt_fb_fill(struct fb_info *info, const struct fb_fillrect *r)
+{
+	u32 px = ((u32 *)info->pseudo_palette)[r->color], cpp = info->var.bits_per_pixel / 8;
+	u32 pitch = info->fix.line_length, y;
+	u8 __iomem *row = info->screen_base + r->dy * pitch + r->dx * cpp;
+
+	for (y = 0; y < r->height; y++, row += pitch)
+		kmsvt_fill_span(row, cpp, px, r->width);
+}
+
 static void kmsvt_fb_fillrect(struct fb_info *info, const struct fb_fillrect *rect)
 {
 	struct fb_fillrect r = *rect;
 	u32 sy = 0;
 
-	if (kmsvt_fb_clip(info, &r.dy, &r.height, &sy))
+	if (!kmsvt_fb_clip(info, &r.dy, &r.height, &sy))
+		return;
+	if (r.rop == ROP_COPY && kmsvt_fb_fast(info, r.color, r.color))
+		kmsvt_fb_fill(info, &r);
+	else
 		cfb_fillrect(info, &r);
 }
 
@@ -166,12 +196,36 @@ static void kmsvt_fb_copyarea(struct fb_info *info, const struct fb_copyarea *ar
 		cfb_copyarea(info, &a);
 }
 
+/* A 1-bit image: rows of (width + 7) / 8 bytes, leftmost pixel in bit 7. */
+static void kmsvt_fb_blit_mono(struct fb_info *info, const struct fb_image *image)
+{
+	const u32 *pal = info->pseudo_palette;
+	u32 cpp = info->var.bits_per_pixel / 8, pitch = info->fix.line_length;
+	u32 src_pitch = DIV_ROUND_UP(image->width, 8), whole = image->width / 8;
+	u8 __iomem *row = info->screen_base + image->dy * pitch + image->dx * cpp;
+	const u8 *src = image->data;
+	struct kmsvt_ink ink;
+	u32 y;
+
+	kmsvt_ink_init(&ink, cpp, pal[image->fg_color], pal[image->bg_color]);
+	for (y = 0; y < image->height; y++, row += pitch, src += src_pitch) {
+		kmsvt_ink_bytes(&ink, row, src, whole);
+		if (image->width % 8)
+			kmsvt_ink_part(&ink, row + whole * 8 * cpp, src[whole],
+				       image->width % 8);
+	}
+}
+
 /* Glyph rows are not cut: one overlapping the banner is left out whole. */
 static void kmsvt_fb_imageblit(struct fb_info *info, const struct fb_image *image)
 {
 	u32 dy = image->dy, height = image->height;
 
-	if (kmsvt_fb_clip(info, &dy, &height, NULL))
+	if (!kmsvt_fb_clip(info, &dy, &height, NULL))
+		return;
+	if (image->depth == 1 && kmsvt_fb_fast(info, image->fg_color, image->bg_color))
+		kmsvt_fb_blit_mono(info, image);
+	else
 		cfb_imageblit(info, image);
 }
 
@@ -316,6 +370,8 @@ static void kmsvt_fbdev_unregister(struct drm_client_dev *client)
 {
 	struct kmsvt_fbdev *fbdev = to_fbdev(client);
 
+	to_kmsvt(client->dev)->fbdev = NULL;
+
 	if (fbdev->info) {
 		/* fb_destroy frees the rest once the last user is gone. */
 		unregister_framebuffer(fbdev->info);
@@ -324,6 +380,21 @@ static void kmsvt_fbdev_unregister(struct drm_client_dev *client)
 	kmsvt_fbdev_free_buffer(fbdev);
 	drm_client_release(client);
 	kfree(fbdev);
+}
+
+/*
+ * Around a system sleep: fbcon stops drawing, and redraws the whole screen
+ * on resume, once the display is back.
+ */
+void kmsvt_fbdev_set_suspend(struct kmsvt_device *kdev, bool suspend)
+{
+	struct kmsvt_fbdev *fbdev = kdev->fbdev;
+
+	if (!fbdev || !fbdev->info)
+		return;
+	console_lock();
+	fb_set_suspend(fbdev->info, suspend);
+	console_unlock();
 }
 
 /* No .owner: the client lives and dies with the device, not beyond it. */
@@ -350,8 +421,10 @@ void kmsvt_fbdev_init(struct kmsvt_device *kdev)
 	ret = kmsvt_fbdev_setup(fbdev);
 	/* Registered even on failure: unregister is what frees the client. */
 	drm_client_register(&fbdev->client);
-	if (!ret)
+	if (!ret) {
+		kdev->fbdev = fbdev;
 		return;
+	}
 err:
 	drm_err(&kdev->drm, "fbdev: no console (%d)\n", ret);
 }

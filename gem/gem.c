@@ -12,7 +12,7 @@
  * and not a shadow copy, with the measurements.
  *
  * What kmsvt adds to the helper:
- * - the VRAM it manages stops short of the panic buffer at the top of VRAM,
+ * - the VRAM it manages starts above the panic buffer at the start of VRAM,
  *   which nothing but the panic screen uses;
  * - the console's buffer is pinned for good at the top of that range, so that
  *   fbcon can draw at any moment and masters get the contiguous rest;
@@ -83,10 +83,12 @@ bool kmsvt_gem_is_ours(const struct drm_gem_object *obj)
 	return !obj->import_attach;
 }
 
-/* VRAM offset of a pinned buffer. */
+/* VRAM offset of a pinned buffer, from the start of VRAM. */
 s64 kmsvt_gem_vram_offset(struct drm_gem_object *obj)
 {
-	return drm_gem_vram_offset(drm_gem_vram_of_gem(obj));
+	s64 offset = drm_gem_vram_offset(drm_gem_vram_of_gem(obj));
+
+	return offset < 0 ? offset : offset + to_kmsvt(obj->dev)->gem_start;
 }
 
 /*
@@ -139,8 +141,9 @@ void kmsvt_gem_cleanup_fb(struct drm_plane *plane, struct drm_plane_state *state
 int kmsvt_gem_init(struct kmsvt_device *kdev)
 {
 	kdev->gem_limit = (u64)totalram_pages() << (PAGE_SHIFT - 1);	/* half */
-	/* The panic buffer at the top of VRAM is not the allocator's. */
-	return drmm_vram_helper_init(&kdev->drm, kdev->vram_base, kdev->panic_reserve.offset);
+	/* The panic buffer at the start of VRAM is not the allocator's. */
+	return drmm_vram_helper_init(&kdev->drm, kdev->vram_base + kdev->gem_start,
+				     kdev->vram_size - kdev->gem_start);
 }
 
 static int kmsvt_vram_show(struct seq_file *m, void *data)

@@ -33,6 +33,8 @@ static void kmsvt_apply_pending(struct kmsvt_device *kdev)
 
 	if (!kdev->pending_valid || kdev->panicked)
 		return;
+	if (so->blank && !kdev->scanout.blank)
+		kdev->stats.blanks++;
 	if (so->bpp != kdev->scanout.bpp) {
 		kmsvt_hw_set_mode(kdev, so);
 		kdev->stats.mode_reloads++;
@@ -253,6 +255,7 @@ static void kmsvt_crtc_atomic_disable(struct drm_crtc *crtc, struct drm_atomic_s
 	kmsvt_flush_flip(kdev);
 	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
 	kdev->scanout_on = false;
+	kdev->stats.blanks++;
 	if (!kdev->panicked)
 		kmsvt_hw_disable(kdev);
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
@@ -296,6 +299,32 @@ static void kmsvt_crtc_atomic_flush(struct drm_crtc *crtc, struct drm_atomic_sta
 		kmsvt_send_flip_event(kdev, stale);
 }
 
+/*
+ * The helper's default tail waits for the next vblank before it unpins the
+ * buffers the commit replaced.  Every commit here has an event, sent when
+ * its scanout latched, so wait for that instead: a flip that master_drop
+ * completed early then unpins its old buffer at once.  That keeps cleanups
+ * in commit order, and TTM's LRU with them: the buffer that left the screen
+ * last is evicted last, so the front buffer of a session that was switched
+ * away from is still in VRAM when it comes back.
+ */
+static void kmsvt_commit_tail(struct drm_atomic_state *state)
+{
+	struct drm_device *drm = state->dev;
+
+	drm_atomic_helper_commit_modeset_disables(drm, state);
+	drm_atomic_helper_commit_planes(drm, state, 0);
+	drm_atomic_helper_commit_modeset_enables(drm, state);
+	drm_atomic_helper_fake_vblank(state);
+	drm_atomic_helper_commit_hw_done(state);
+	drm_atomic_helper_wait_for_flip_done(drm, state);
+	drm_atomic_helper_cleanup_planes(drm, state);
+}
+
+const struct drm_mode_config_helper_funcs kmsvt_mode_config_helpers = {
+	.atomic_commit_tail = kmsvt_commit_tail,
+};
+
 static const struct drm_crtc_helper_funcs kmsvt_crtc_helper_funcs = {
 	.mode_valid = kmsvt_crtc_mode_valid,
 	.atomic_enable = kmsvt_crtc_atomic_enable,
@@ -336,6 +365,7 @@ static int kmsvt_stats_show(struct seq_file *m, void *data)
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 	seq_printf(m, "modesets: %llu\nplane_updates: %llu\nlatched: %llu\nmode_reloads: %llu\n",
 		   st.modesets, st.plane_updates, st.latched, st.mode_reloads);
+	seq_printf(m, "blanks: %llu\n", st.blanks);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <drm/drm_gem_ttm_helper.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_modeset_helper.h>
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 #include <drm/drm_probe_helper.h>
@@ -138,6 +139,7 @@ static int kmsvt_modeset_init(struct kmsvt_device *kdev)
 	drm->mode_config.max_height = DISPI_MAX_YRES;
 	drm->mode_config.preferred_depth = 24;
 	drm->mode_config.funcs = &kmsvt_mode_config_funcs;
+	drm->mode_config.helper_private = &kmsvt_mode_config_helpers;
 
 	ret = kmsvt_plane_init(kdev);
 	if (ret)
@@ -210,6 +212,39 @@ static void kmsvt_pci_shutdown(struct pci_dev *pdev)
 	drm_atomic_helper_shutdown(pci_get_drvdata(pdev));
 }
 
+/*
+ * QEMU resets the display on resume (DISPI off, the screen says the guest
+ * has not initialised it); VRAM keeps its contents.  Suspend saves the
+ * atomic state with the CRTC off; resume programs the byte order again and
+ * commits the saved state, which sets the mode and the scanout as they
+ * were: the console's buffer or a master's picture, and what the panic
+ * screen draws into.
+ */
+static int kmsvt_pm_suspend(struct device *dev)
+{
+	struct kmsvt_device *kdev = to_kmsvt(dev_get_drvdata(dev));
+	int ret;
+
+	kmsvt_fbdev_set_suspend(kdev, true);
+	ret = drm_mode_config_helper_suspend(&kdev->drm);
+	if (ret)
+		kmsvt_fbdev_set_suspend(kdev, false);
+	return ret;
+}
+
+static int kmsvt_pm_resume(struct device *dev)
+{
+	struct kmsvt_device *kdev = to_kmsvt(dev_get_drvdata(dev));
+	int ret;
+
+	kmsvt_hw_resume(kdev);
+	ret = drm_mode_config_helper_resume(&kdev->drm);
+	kmsvt_fbdev_set_suspend(kdev, false);
+	return ret;
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(kmsvt_pm_ops, kmsvt_pm_suspend, kmsvt_pm_resume);
+
 static const struct pci_device_id kmsvt_pci_ids[] = {
 	{ PCI_DEVICE(0x1234, 0x1111) },	/* QEMU std-VGA, secondary-vga, bochs-display */
 	{ }
@@ -222,6 +257,7 @@ static struct pci_driver kmsvt_pci_driver = {
 	.probe = kmsvt_pci_probe,
 	.remove = kmsvt_pci_remove,
 	.shutdown = kmsvt_pci_shutdown,
+	.driver.pm = pm_sleep_ptr(&kmsvt_pm_ops),
 };
 
 module_pci_driver(kmsvt_pci_driver);

@@ -50,6 +50,23 @@ void kmsvt_hw_blank(struct kmsvt_device *kdev, bool blank)
 	kmsvt_vga_write(kdev, VGA_ATT_W, blank ? 0 : 0x20);
 }
 
+/*
+ * The DAC's first @n entries, for 8 bpp scanout.  QEMU's DAC takes 6 bits
+ * per channel unless DISPI's 8-bit DAC flag is set, which kmsvt never sets.
+ */
+void kmsvt_hw_set_palette(struct kmsvt_device *kdev, const u32 *rgb, unsigned int n)
+{
+	unsigned int i;
+
+	kmsvt_vga_write(kdev, VGA_PEL_MSK, 0xff);
+	kmsvt_vga_write(kdev, VGA_PEL_IW, 0);
+	for (i = 0; i < n; i++) {
+		kmsvt_vga_write(kdev, VGA_PEL_D, (rgb[i] >> 18) & 0x3f);
+		kmsvt_vga_write(kdev, VGA_PEL_D, (rgb[i] >> 10) & 0x3f);
+		kmsvt_vga_write(kdev, VGA_PEL_D, (rgb[i] >> 2) & 0x3f);
+	}
+}
+
 static int kmsvt_map_bars(struct kmsvt_device *kdev)
 {
 	struct pci_dev *pdev = to_pci_dev(kdev->drm.dev);
@@ -116,13 +133,19 @@ int kmsvt_hw_init(struct kmsvt_device *kdev)
 		if (kdev->qext_size < 8 || kdev->qext_size > pci_resource_len(pdev, 2))
 			kdev->qext_size = 0;
 	}
-	/* The framebuffer formats we expose are little endian. */
-	if (kdev->qext_size)
-		writel(QEXT_LITTLE, kdev->mmio + QEXT_BYTEORDER);
+	kmsvt_hw_resume(kdev);
 
 	drm_info(&kdev->drm, "Bochs DISPI %#x, %llu KiB VRAM at %pa\n",
 		 kdev->dispi_id, (u64)kdev->vram_size / 1024, &kdev->vram_base);
 	return 0;
+}
+
+/* At probe and after a system sleep, which reset the device. */
+void kmsvt_hw_resume(struct kmsvt_device *kdev)
+{
+	/* The framebuffer formats we expose are little endian. */
+	if (kdev->qext_size)
+		writel(QEXT_LITTLE, kdev->mmio + QEXT_BYTEORDER);
 }
 
 void kmsvt_hw_fini(struct kmsvt_device *kdev)

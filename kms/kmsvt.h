@@ -73,6 +73,7 @@ struct kmsvt_device {
 	/* buffer objects (gem/) */
 	u64 gem_limit;			/* all buffers together, in bytes */
 	u64 console_size;		/* VRAM the console's buffer keeps */
+	struct kmsvt_fbdev *fbdev;	/* the console, once registered */
 
 	/* display pipeline (kms/) */
 	struct drm_plane primary;
@@ -101,11 +102,13 @@ struct kmsvt_device {
 		u64 plane_updates;	/* new scanouts queued without a modeset */
 		u64 latched;		/* of those, applied to DISPI */
 		u64 mode_reloads;	/* latched with DISPI's mode registers */
+		u64 blanks;		/* picture to black: plane or CRTC off */
 	} stats;			/* protected by scanout_lock */
 	u32 banner_height;		/* oops banner rows the console keeps off */
 
 	/* panic/ */
-	struct kmsvt_scanout panic_reserve;	/* buffer at the top of VRAM */
+	struct kmsvt_scanout panic_reserve;	/* buffer at the start of VRAM */
+	resource_size_t gem_start;		/* GEM's VRAM: from here to the end */
 	struct kmsvt_panic *panic;
 
 };
@@ -122,6 +125,8 @@ void kmsvt_hw_set_mode(struct kmsvt_device *kdev, const struct kmsvt_scanout *so
 void kmsvt_hw_set_base(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
 void kmsvt_hw_disable(struct kmsvt_device *kdev);
 void kmsvt_hw_blank(struct kmsvt_device *kdev, bool blank);
+void kmsvt_hw_resume(struct kmsvt_device *kdev);
+void kmsvt_hw_set_palette(struct kmsvt_device *kdev, const u32 *rgb, unsigned int n);
 const struct drm_edid *kmsvt_hw_read_edid(struct kmsvt_device *kdev);
 int kmsvt_hw_scanout_valid(const struct kmsvt_scanout *so, u32 height);
 
@@ -132,6 +137,7 @@ void kmsvt_crtc_debugfs_init(struct drm_minor *minor);
 void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
 void kmsvt_queue_blank(struct kmsvt_device *kdev);
 void kmsvt_crtc_master_drop(struct kmsvt_device *kdev);
+extern const struct drm_mode_config_helper_funcs kmsvt_mode_config_helpers;
 int kmsvt_plane_init(struct kmsvt_device *kdev);
 void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scanout *so);
 void kmsvt_blank_scanout(const struct drm_display_mode *mode, struct kmsvt_scanout *so);
@@ -164,6 +170,7 @@ int kmsvt_debugfs_word(const char __user *ubuf, size_t len, char *buf, size_t si
 
 /* fbdev/fbdev.c */
 void kmsvt_fbdev_init(struct kmsvt_device *kdev);
+void kmsvt_fbdev_set_suspend(struct kmsvt_device *kdev, bool suspend);
 extern unsigned int kmsvt_fbdev_bpp;
 
 #endif /* KMSVT_H */

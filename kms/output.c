@@ -61,7 +61,7 @@ enum drm_mode_status kmsvt_mode_valid(struct kmsvt_device *kdev,
 	 * to, in the VRAM buffers can be pinned in: not the panic buffer, and
 	 * not the console's once it exists.
 	 */
-	if (size * 2 + READ_ONCE(kdev->console_size) > kdev->panic_reserve.offset)
+	if (size * 2 + READ_ONCE(kdev->console_size) > kdev->vram_size - kdev->gem_start)
 		return MODE_MEM;
 	return MODE_OK;
 }

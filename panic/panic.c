@@ -9,7 +9,7 @@
  * here is allocated at probe time.  All buffers live in VRAM, which is
  * mapped once at probe, so the current scanout is always drawable; when its
  * state cannot be read safely (its lock is held, the CRTC is off), the
- * screen switches to a panic buffer reserved at the top of VRAM.
+ * screen switches to a panic buffer reserved at the start of VRAM.
  */
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
@@ -31,12 +31,21 @@
 
 #include "../kms/compat.h"
 #include "../kms/kmsvt.h"
+#include "draw.h"
 #include "panic.h"
 
 #define COLOR_HEADER_BG	0xaa0000
 #define COLOR_HEADER_FG	0xffffff
 #define COLOR_BODY_BG	0x000040
 #define COLOR_BODY_FG	0xe0e0e0
+
+/*
+ * The colours the screens use, which are also the palette of the 8 bpp
+ * panic buffer: a C8 pixel is an index into this table.
+ */
+static const u32 kmsvt_panic_colors[] = {
+	0x000000, 0xffffff, COLOR_HEADER_BG, COLOR_BODY_BG, COLOR_BODY_FG,
+};
 
 enum { SCREEN_LOG = 1, SCREEN_QR = 2, SCREEN_BOTH = 3 };
 static const char * const screen_names[] = { [SCREEN_LOG] = "log", [SCREEN_QR] = "qr",
@@ -83,10 +92,23 @@ struct kmsvt_canvas {
 	u32 height;
 };
 
+/* The palette index of @rgb; all the screens' colours are in the table. */
+static u32 kmsvt_pack_c8(u32 rgb)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(kmsvt_panic_colors); i++)
+		if (kmsvt_panic_colors[i] == rgb)
+			return i;
+	return 0;
+}
+
 /* xrgb8888 to the canvas' pixel format */
 static u32 kmsvt_pack(const struct kmsvt_canvas *c, u32 rgb)
 {
 	switch (c->format) {
+	case DRM_FORMAT_C8:
+		return kmsvt_pack_c8(rgb);
 	case DRM_FORMAT_RGB565:
 		return ((rgb >> 8) & 0xf800) | ((rgb >> 5) & 0x07e0) | ((rgb >> 3) & 0x001f);
 	case DRM_FORMAT_XRGB1555:
@@ -96,85 +118,18 @@ static u32 kmsvt_pack(const struct kmsvt_canvas *c, u32 rgb)
 	}
 }
 
-static void kmsvt_put_at(const struct kmsvt_canvas *c, u8 __iomem *p, u32 px)
-{
-	if (c->cpp == 4)
-		writel(px, p);
-	else
-		writew(px, p);
-}
-
 static void kmsvt_put(const struct kmsvt_canvas *c, u32 x, u32 y, u32 px)
 {
-	kmsvt_put_at(c, c->base + y * c->pitch + x * c->cpp, px);
+	kmsvt_put_px(c->base + y * c->pitch + x * c->cpp, c->cpp, px);
 }
 
-/* Whole rows, 8 bytes a store where aligned: clearing is most of the work. */
+/* Whole rows: clearing is most of the work. */
 static void kmsvt_fill(const struct kmsvt_canvas *c, u32 y0, u32 rows, u32 rgb)
 {
-	u32 px = kmsvt_pack(c, rgb), per = 8 / c->cpp, x, y;
-	u64 pat = c->cpp == 4 ? (u64)px << 32 | px : 0x0001000100010001ULL * (px & 0xffff);
+	u32 px = kmsvt_pack(c, rgb), y;
 
-	for (y = y0; y < y0 + rows && y < c->height; y++) {
-		u8 __iomem *row = c->base + y * c->pitch;
-
-		for (x = 0; x < c->width && ((uintptr_t)(row + x * c->cpp) & 7); x++)
-			kmsvt_put(c, x, y, px);
-		for (; x + per <= c->width; x += per)
-			writeq(pat, row + x * c->cpp);
-		for (; x < c->width; x++)
-			kmsvt_put(c, x, y, px);
-	}
-}
-
-/*
- * The 8-byte words of a glyph row: ink[bits] for the 2 (XRGB8888) or 4
- * (16 bpp) pixels of the @bits' width, leftmost pixel in the highest bit
- * and in the lowest bytes (pixels are little endian).
- */
-struct kmsvt_ink {
-	u64 word[16];
-	u32 fg;
-	u32 bg;
-};
-
-static void kmsvt_ink_init(const struct kmsvt_canvas *c, struct kmsvt_ink *ink, u32 fg_rgb,
-			   u32 bg_rgb)
-{
-	u32 per = 8 / c->cpp, bits, k;
-
-	ink->fg = kmsvt_pack(c, fg_rgb);
-	ink->bg = kmsvt_pack(c, bg_rgb);
-	for (bits = 0; bits < 1u << per; bits++) {
-		u64 v = 0;
-
-		for (k = 0; k < per; k++) {
-			u64 px = bits & (1u << (per - 1 - k)) ? ink->fg : ink->bg;
-
-			v |= px << (8 * c->cpp * k);
-		}
-		ink->word[bits] = v;
-	}
-}
-
-/* The 8 pixels of one glyph row at p: foreground where a bit is set. */
-static void kmsvt_cell_row(const struct kmsvt_canvas *c, const struct kmsvt_ink *ink,
-			   u8 __iomem *p, u8 bits)
-{
-	u32 i;
-
-	if ((uintptr_t)p & 7) {
-		for (i = 0; i < 8; i++)
-			kmsvt_put_at(c, p + i * c->cpp, bits & (0x80 >> i) ? ink->fg : ink->bg);
-	} else if (c->cpp == 4) {
-		writeq(ink->word[bits >> 6], p);
-		writeq(ink->word[(bits >> 4) & 3], p + 8);
-		writeq(ink->word[(bits >> 2) & 3], p + 16);
-		writeq(ink->word[bits & 3], p + 24);
-	} else {
-		writeq(ink->word[bits >> 4], p);
-		writeq(ink->word[bits & 15], p + 8);
-	}
+	for (y = y0; y < y0 + rows && y < c->height; y++)
+		kmsvt_fill_span(c->base + y * c->pitch, c->cpp, px, c->width);
 }
 
 /*
@@ -191,7 +146,7 @@ static void kmsvt_text_row(const struct kmsvt_canvas *c, u32 row, u32 cells, u32
 	struct kmsvt_ink ink;
 	u32 gy, cell, x;
 
-	kmsvt_ink_init(c, &ink, fg_rgb, bg_rgb);
+	kmsvt_ink_init(&ink, c->cpp, kmsvt_pack(c, fg_rgb), kmsvt_pack(c, bg_rgb));
 	cells = min(cells, c->width / 8);
 	col = min(col, cells);
 	len = min_t(size_t, len, cells - col);
@@ -200,11 +155,11 @@ static void kmsvt_text_row(const struct kmsvt_canvas *c, u32 row, u32 cells, u32
 		u8 __iomem *p = c->base + y * c->pitch;
 
 		for (cell = 0; cell < col; cell++, p += step)
-			kmsvt_cell_row(c, &ink, p, 0);
+			kmsvt_ink_row8(&ink, p, 0);
 		for (; cell < col + len; cell++, p += step)
-			kmsvt_cell_row(c, &ink, p, glyphs[(u8)s[cell - col] * 16 + gy]);
+			kmsvt_ink_row8(&ink, p, glyphs[(u8)s[cell - col] * 16 + gy]);
 		for (; cell < cells; cell++, p += step)
-			kmsvt_cell_row(c, &ink, p, 0);
+			kmsvt_ink_row8(&ink, p, 0);
 		for (x = cells * 8; to_edge && x < c->width; x++)
 			kmsvt_put(c, x, y, ink.bg);
 	}
@@ -512,6 +467,7 @@ static void kmsvt_panic_canvas(struct kmsvt_device *kdev, struct kmsvt_canvas *c
 	if (!have) {
 		so = kdev->panic_reserve;
 		kmsvt_hw_set_mode(kdev, &so);
+		kmsvt_hw_set_palette(kdev, kmsvt_panic_colors, ARRAY_SIZE(kmsvt_panic_colors));
 	}
 	c->base = kdev->vram + so.offset;
 	c->pitch = so.pitch;
@@ -651,8 +607,16 @@ void kmsvt_panic_banner_clear(struct kmsvt_device *kdev)
 }
 
 /*
- * The panic buffer: RGB565 at the largest of these modes that takes at most
- * a tenth of VRAM, at its very top, outside the GEM allocator's range.
+ * The panic buffer: 8 bpp, indexed by kmsvt_panic_colors, at the largest of
+ * these modes that takes at most 1/48 of VRAM, at the start of VRAM, below
+ * the GEM allocator's range.  Small on purpose: the default 16 MiB hold the
+ * console's buffer and three more at 1280x800x32 with 384 KiB to spare, and
+ * those three (the session on screen's two and the front buffer of the one
+ * switched away from) keep a user switch free of buffer moves
+ * (docs/SWITCHING.md).  At the start, because DISPI reaches a scanout
+ * through a line offset of at most 12000 lines: at the top of 16 MiB, a
+ * 640-byte pitch would need line 25734.  It shows only when the scanout
+ * cannot be read.
  */
 void kmsvt_panic_reserve(struct kmsvt_device *kdev)
 {
@@ -663,14 +627,15 @@ void kmsvt_panic_reserve(struct kmsvt_device *kdev)
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		so->width = sizes[i][0];
 		so->height = sizes[i][1];
-		if ((u64)so->width * so->height * 2 * 10 <= kdev->vram_size)
+		if ((u64)so->width * so->height * 48 <= kdev->vram_size)
 			break;
 	}
-	so->format = DRM_FORMAT_RGB565;
-	so->cpp = 2;
-	so->bpp = 16;
-	so->pitch = so->width * 2;
-	so->offset = round_down(kdev->vram_size - (u64)so->pitch * so->height, PAGE_SIZE);
+	so->format = DRM_FORMAT_C8;
+	so->cpp = 1;
+	so->bpp = 8;
+	so->pitch = so->width;
+	so->offset = 0;
+	kdev->gem_start = PAGE_ALIGN((u64)so->pitch * so->height);
 }
 
 /* Give the display back to KMS after a preview. */

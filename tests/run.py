@@ -19,7 +19,7 @@ import harness  # noqa: E402
 import initramfs  # noqa: E402
 
 GUEST_MODULES = ["test_console", "test_kms", "test_client", "test_memory", "test_switch", "test_seat",
-                 "test_kmscube", "test_xorg", "test_panic"]
+                 "test_kmscube", "test_xorg", "test_panic", "test_fbdev"]
 
 
 def unit_tests():

@@ -163,6 +163,8 @@ def test_seat_cycle(ctx):
     check(after["modesets"] == before["modesets"], "%s: %d full modesets in the cycle" % (
         g.name, after["modesets"] - before["modesets"]))
     check(after["mode_reloads"] == before["mode_reloads"], "%s: DISPI mode reloaded" % g.name)
+    check(after["blanks"] == before["blanks"], "%s: %d black frames in the cycle" % (
+        g.name, after["blanks"] - before["blanks"]))
     for kind, xs in times.items():
         print("%s: %s" % (g.name, summary(kind, xs)), flush=True)
     # bob, in the background every time alice took over: EACCES for both.

@@ -35,6 +35,18 @@ FLAVOURS = ("kmsvt", "bochs")
 DEFAULT_CYCLES = 100
 
 
+# kmsvt's own account of the display (debugfs kmsvt_stats) over the cycle:
+# full modesets, DISPI mode reloads and pictures turned black.
+COUNTERS = ("modesets", "mode_reloads", "blanks")
+
+
+def stats(g, flavour):
+    """kmsvt_stats, or None on bochs, which has no such counters."""
+    if flavour != "kmsvt":
+        return None
+    return test_seat.debugfs_numbers(g, "kmsvt_stats")
+
+
 def measure(rel, flavour, cycles):
     ctx = harness.Ctx(rel)
     try:
@@ -42,8 +54,13 @@ def measure(rel, flavour, cycles):
         _, drv = g.sh("readlink /sys/class/drm/card0/device/driver")
         want = "kmsvt" if flavour == "kmsvt" else "bochs-drm"
         harness.check(drv.strip().endswith("/" + want), "card0 driver is %r" % drv)
-        times = test_seat.cycle(g, test_seat.alice_and_bob(g), cycles)
+        sessions = test_seat.alice_and_bob(g)
+        before = stats(g, flavour)
+        times = test_seat.cycle(g, sessions, cycles)
+        after = stats(g, flavour)
         g.assert_no_oops()
+        if after:
+            times["counters"] = {k: after[k] - before[k] for k in COUNTERS}
         return times
     finally:
         ctx.close()
@@ -61,14 +78,18 @@ def table(rel, results, markdown):
         cells.append("%.2f" % (pct(results["kmsvt"][kind], 95) /
                                max(pct(results["bochs"][kind], 95), 1e-3)))
         rows.append(cells)
-    out = ["%s (%d switches of each kind per driver)" % (
-        rel, len(results["kmsvt"][test_seat.KINDS[0]]))]
+    n = len(results["kmsvt"][test_seat.KINDS[0]])
+    out = ["%s (%d switches of each kind per driver)" % (rel, n)]
     if markdown:
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "---|" * len(head))
         out += ["| " + " | ".join(r) + " |" for r in rows]
     else:
         out += ["  %-22s %-24s %-24s %s" % tuple(r) for r in [head] + rows]
+    counts = results["kmsvt"].get("counters", {})
+    out.append("")
+    out.append("kmsvt over all %d switches: %s" % (
+        3 * n, ", ".join("%d %s" % (counts[k], k) for k in COUNTERS if k in counts)))
     return "\n".join(out)
 
 
