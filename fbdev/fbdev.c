@@ -14,6 +14,9 @@
 #include <linux/fb.h>
 #include <linux/module.h>
 #include <drm/drm_client.h>
+#include <drm/drm_edid.h>
+#include <drm/drm_modes.h>
+#include <drm/drm_vblank.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_print.h>
@@ -55,20 +58,149 @@ static int kmsvt_fbdev_restore(struct drm_client_dev *client)
 	return ret == -EBUSY ? 0 : ret;
 }
 
+/*
+ * A mode of @w x @h for the console's CRTC: the connector's own of that
+ * size (its preferred first) or else a CVT mode, if the CRTC takes it.
+ * The caller owns the copy.
+ */
+static struct drm_display_mode *kmsvt_fbdev_mode(struct kmsvt_fbdev *fbdev,
+						 struct drm_mode_set *modeset, u32 w, u32 h)
+{
+	struct drm_device *drm = fbdev->client.dev;
+	struct drm_display_mode *mode, *found = NULL;
+	struct drm_connector *conn = modeset->num_connectors ? modeset->connectors[0] : NULL;
+
+	if (conn) {
+		mutex_lock(&drm->mode_config.mutex);
+		list_for_each_entry(mode, &conn->modes, head) {
+			if (mode->hdisplay != w || mode->vdisplay != h)
+				continue;
+			if (!found || mode->type & DRM_MODE_TYPE_PREFERRED)
+				found = mode;
+		}
+		if (found)
+			found = drm_mode_duplicate(drm, found);
+		mutex_unlock(&drm->mode_config.mutex);
+	}
+	if (!found)
+		found = drm_cvt_mode(drm, w, h, 60, false, false, false);
+	if (found && kmsvt_mode_valid(to_kmsvt(drm), found) != MODE_OK) {
+		drm_mode_destroy(drm, found);
+		found = NULL;
+	}
+	return found;
+}
+
+/* Make @w x @h the mode of every CRTC the console uses. */
+static int kmsvt_fbdev_set_mode(struct kmsvt_fbdev *fbdev, u32 w, u32 h, bool dry_run)
+{
+	struct drm_client_dev *client = &fbdev->client;
+	struct drm_display_mode *mode;
+	struct drm_mode_set *modeset;
+	int ret = 0;
+
+	mutex_lock(&client->modeset_mutex);
+	drm_client_for_each_modeset(modeset, client) {
+		if (!modeset->mode ||
+		    (modeset->mode->hdisplay == w && modeset->mode->vdisplay == h))
+			continue;
+		mode = kmsvt_fbdev_mode(fbdev, modeset, w, h);
+		if (!mode) {
+			ret = -EINVAL;
+			break;
+		}
+		if (dry_run) {
+			drm_mode_destroy(client->dev, mode);
+			continue;
+		}
+		drm_mode_destroy(client->dev, modeset->mode);
+		modeset->mode = mode;
+	}
+	mutex_unlock(&client->modeset_mutex);
+	return ret;
+}
+
 static int kmsvt_fb_set_par(struct fb_info *info)
 {
 	struct kmsvt_fbdev *fbdev = info->par;
+	int ret = kmsvt_fbdev_set_mode(fbdev, info->var.xres, info->var.yres, false);
 
+	if (ret)
+		return ret;
 	return kmsvt_fbdev_restore(&fbdev->client);
 }
 
-/* The buffer has one fixed size and format: accept only what it is. */
+/*
+ * fbset and friends: any mode the CRTC takes that fits in the console's
+ * buffer, at the buffer's depth.  The virtual screen is the buffer itself
+ * (its pitch fixes the virtual width), so a smaller mode can pan in it.
+ * The buffer is never replaced: fbcon and /dev/fb0's mappings point into
+ * it, and VRAM it gives up could hold another client's picture.
+ */
 static int kmsvt_fb_check_var(struct fb_var_screeninfo *var, struct fb_info *info)
 {
-	if (var->xres > info->var.xres_virtual || var->yres > info->var.yres_virtual ||
-	    var->bits_per_pixel != info->var.bits_per_pixel)
+	struct kmsvt_fbdev *fbdev = info->par;
+	const struct drm_framebuffer *fb = fbdev->buffer->fb;
+	int ret;
+
+	if (var->bits_per_pixel != info->var.bits_per_pixel || var->grayscale ||
+	    var->nonstd || var->xres < DISPI_MIN_RES || var->yres < DISPI_MIN_RES ||
+	    var->xres > fb->width || var->yres > fb->height || var->xres % 8 ||
+	    var->xres_virtual > fb->width || var->yres_virtual > fb->height ||
+	    var->xoffset > fb->width - var->xres || var->yoffset > fb->height - var->yres)
 		return -EINVAL;
-	*var = info->var;
+	ret = kmsvt_fbdev_set_mode(fbdev, var->xres, var->yres, true);
+	if (ret)
+		return ret;
+	var->xres_virtual = fb->width;
+	var->yres_virtual = fb->height;
+	var->xoffset = round_down(var->xoffset, info->fix.xpanstep);
+	var->red = info->var.red;
+	var->green = info->var.green;
+	var->blue = info->var.blue;
+	var->transp = info->var.transp;
+	return 0;
+}
+
+/*
+ * Scanout offsets change with a plane update, latched at the next vblank.
+ * fbcon pans to where the screen already is on every VT switch: that
+ * costs no commit (and no frame of waiting).
+ */
+static int kmsvt_fb_pan_display(struct fb_var_screeninfo *var, struct fb_info *info)
+{
+	struct kmsvt_fbdev *fbdev = info->par;
+	struct drm_client_dev *client = &fbdev->client;
+	struct drm_mode_set *modeset;
+	bool moved = false;
+
+	mutex_lock(&client->modeset_mutex);
+	drm_client_for_each_modeset(modeset, client) {
+		moved |= modeset->x != var->xoffset || modeset->y != var->yoffset;
+		modeset->x = var->xoffset;
+		modeset->y = var->yoffset;
+	}
+	mutex_unlock(&client->modeset_mutex);
+	return moved ? kmsvt_fbdev_restore(client) : 0;
+}
+
+/* FBIO_WAITFORVSYNC: back after the next vblank, or at once with the CRTC off. */
+static int kmsvt_fb_ioctl(struct fb_info *info, unsigned int cmd, unsigned long arg)
+{
+	struct kmsvt_fbdev *fbdev = info->par;
+	struct drm_crtc *crtc = &to_kmsvt(fbdev->client.dev)->crtc;
+	u32 screen;
+
+	if (cmd != FBIO_WAITFORVSYNC)
+		return -ENOTTY;
+	if (get_user(screen, (u32 __user *)arg))
+		return -EFAULT;
+	if (screen)
+		return -EINVAL;
+	if (!drm_crtc_vblank_get(crtc)) {
+		drm_crtc_wait_one_vblank(crtc);
+		drm_crtc_vblank_put(crtc);
+	}
 	return 0;
 }
 
@@ -83,6 +215,22 @@ static int kmsvt_fb_setcolreg(unsigned int regno, unsigned int red, unsigned int
 	palette[regno] = (red >> (16 - var->red.length)) << var->red.offset |
 			 (green >> (16 - var->green.length)) << var->green.offset |
 			 (blue >> (16 - var->blue.length)) << var->blue.offset;
+	return 0;
+}
+
+/*
+ * A colour map is 256 entries at most; at true colour only the first 16
+ * mean anything (fbcon's palette), the rest are kept for FBIOGETCMAP.
+ */
+static int kmsvt_fb_setcmap(struct fb_cmap *cmap, struct fb_info *info)
+{
+	u32 i;
+
+	if (cmap->start >= info->cmap.len || cmap->len > info->cmap.len - cmap->start)
+		return -EINVAL;
+	for (i = 0; i < cmap->len && cmap->start + i < 16; i++)
+		kmsvt_fb_setcolreg(cmap->start + i, cmap->red[i], cmap->green[i], cmap->blue[i], 0,
+				   info);
 	return 0;
 }
 
@@ -240,7 +388,10 @@ static const struct fb_ops kmsvt_fb_ops = {
 	.fb_imageblit = kmsvt_fb_imageblit,
 	.fb_check_var = kmsvt_fb_check_var,
 	.fb_set_par = kmsvt_fb_set_par,
+	.fb_pan_display = kmsvt_fb_pan_display,
+	.fb_ioctl = kmsvt_fb_ioctl,
 	.fb_setcolreg = kmsvt_fb_setcolreg,
+	.fb_setcmap = kmsvt_fb_setcmap,
 	.fb_blank = kmsvt_fb_blank,
 	.fb_destroy = kmsvt_fb_destroy,
 };
@@ -290,6 +441,8 @@ static int kmsvt_fbdev_register(struct kmsvt_fbdev *fbdev)
 	info->fix.line_length = fb->pitches[0];
 	info->fix.smem_start = kdev->vram_base + offset;
 	info->fix.smem_len = fb->obj[0]->size;
+	info->fix.xpanstep = 8;		/* DISPI's scanout starts on 8-pixel groups */
+	info->fix.ypanstep = 1;
 	kmsvt_fill_var(&info->var, fb);
 
 	ret = fb_alloc_cmap(&info->cmap, 256, 0);

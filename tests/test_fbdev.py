@@ -1,7 +1,12 @@
 """Guest tests of the console as an fbdev device: suspend and resume, and
 what a user does with /dev/fb0.  Every check reads the screen back."""
+import os
+import re
+import shutil
 import time
 
+import initramfs
+import screenreader
 import test_kms
 import test_panic
 from harness import check
@@ -63,3 +68,118 @@ def test_suspend_resume(ctx):
     test_panic.crash(g)
     test_panic.assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash",
                                    (1280, 800))
+
+
+def fb_programs():
+    tools = [shutil.which("fbset"), shutil.which("setterm")]
+    check(all(tools), "fbset or setterm missing: run make deps (fbset, util-linux)")
+    tool = os.path.join(initramfs.BUILD, "userspace", "kmsvt-fbtest")
+    check(os.path.exists(tool), "kmsvt-fbtest not built: run make")
+    return tools + [tool]
+
+
+def fb_guest(ctx, name, **kw):
+    # setterm reads the console's terminfo entry.
+    return ctx.guest(name, programs=fb_programs(), tag="fbdev",
+                     extra_files={"/lib/terminfo/l/linux": "/lib/terminfo/l/linux"}, **kw)
+
+
+def size_is(g, w, h, timeout=10):
+    """The screendump's size becomes w x h; returns the image."""
+    deadline = time.monotonic() + timeout
+    while True:
+        img = g.screendump()
+        if (img.width, img.height) == (w, h):
+            return img
+        check(time.monotonic() < deadline, "%s: screen is %dx%d, want %dx%d" % (
+            g.name, img.width, img.height, w, h))
+        time.sleep(0.2)
+
+
+def test_fbset_mode(ctx):
+    """fbset reads the mode, changes it to 800x600 and back (the screen's
+    size and the console's text read back), and an impossible mode is
+    refused and changes nothing."""
+    g = fb_guest(ctx, "fbset")
+    st, out = g.sh("fbset")
+    check(st == 0 and re.search(r'mode "1280x800', out) and "geometry 1280 800" in out,
+          "%s: fbset: %r" % (g.name, out))
+    st, out = g.sh("fbset -xres 800 -yres 600")
+    check(st == 0, "%s: fbset 800x600: %r" % (g.name, out))
+    size_is(g, 800, 600)
+    g.tty_write(CLEAR + "console at 800x600\n")
+    g.wait_screen_text("console at 800x600")
+    st, out = g.sh("fbset")
+    check("geometry 800 600" in out, "%s: fbset after the change: %r" % (g.name, out))
+
+    for bad in ("-xres 4000 -yres 3000", "-depth 7", "-xres 801 -yres 600"):
+        st, out = g.sh("fbset %s" % bad)
+        check(st != 0, "%s: fbset %s was accepted: %r" % (g.name, bad, out))
+        img = size_is(g, 800, 600)
+        check(screenreader.find_text(img, "console at 800x600"),
+              "%s: the console changed after fbset %s" % (g.name, bad))
+
+    st, out = g.sh("fbset -xres 1280 -yres 800")
+    check(st == 0, "%s: fbset 1280x800: %r" % (g.name, out))
+    size_is(g, 1280, 800)
+    g.tty_write("console back at 1280x800\n")
+    g.wait_screen_text("console back at 1280x800")
+    g.assert_no_oops()
+
+
+def test_pan_blank_vsync(ctx):
+    """Panning in the virtual screen, every blank level, console blanking
+    and vsync waits, each seen on the screen."""
+    g = fb_guest(ctx, "pan")
+    g.sh("fbset -xres 800 -yres 600", check=True)
+    size_is(g, 800, 600)
+    g.tty_write(CLEAR + "\n".join("line %02d" % i for i in range(37)))
+    g.wait_screen_text(["line 00", "line 36"])
+    st, out = g.sh("kmsvt-fbtest info")
+    check(st == 0 and "virtual 1280x800" in out, "%s: info: %r" % (g.name, out))
+    # Down by two text rows: the top row of the screen is line 02.
+    g.sh("kmsvt-fbtest pan 0 32", check=True)
+    img = g.screendump()
+    top = screenreader.read_text(img)[0]
+    check(top.startswith("line 02"), "%s: after pan 0 32 the top row reads %r" % (g.name, top))
+    g.sh("kmsvt-fbtest pan 0 0", check=True)
+    img = g.screendump()
+    top = screenreader.read_text(img)[0]
+    check(top.startswith("line 00"), "%s: after pan 0 0 the top row reads %r" % (g.name, top))
+
+    for level in (1, 2, 3, 4):
+        g.sh("kmsvt-fbtest blank %d" % level, check=True)
+        check(g.screendump().is_black(), "%s: blank %d is not black" % (g.name, level))
+        g.sh("kmsvt-fbtest blank 0", check=True)
+        g.wait_screen_text(["line 00", "line 36"])
+    g.sh("setterm --blank force < /dev/tty1 > /dev/tty1", check=True)
+    deadline = time.monotonic() + 10
+    while not g.screendump().is_black():
+        check(time.monotonic() < deadline, "%s: setterm --blank force did not blank" % g.name)
+        time.sleep(0.2)
+    g.sh("setterm --blank poke < /dev/tty1 > /dev/tty1", check=True)
+    g.wait_screen_text(["line 00", "line 36"])
+
+    st, out = g.sh("kmsvt-fbtest vsync 60")
+    m = re.search(r"vsync 60 in ([\d.]+) ms", out)
+    check(st == 0 and m, "%s: vsync: %r" % (g.name, out))
+    # 60 frames at 60 Hz; under TCG a wait can only be late, never early.
+    check(900 < float(m.group(1)) < 3000, "%s: 60 vsyncs took %s ms" % (g.name, m.group(1)))
+    g.sh("fbset -xres 1280 -yres 800", check=True)
+    size_is(g, 1280, 800)
+    g.assert_no_oops()
+
+
+def test_bad_fb_ioctls(ctx):
+    """Absurd sizes, depth 7, pans past the virtual screen, huge and negative
+    offsets, a colour map past 256: each refused, nothing changes."""
+    g = fb_guest(ctx, "fb-bad")
+    g.tty_write(CLEAR + "console before the bad calls\n")
+    g.wait_screen_text("console before the bad calls")
+    st, out = g.sh("kmsvt-fbtest bad")
+    check(st == 0 and "0 failed" in out and "not ok" not in out, "%s: %r" % (g.name, out))
+    check(len(re.findall(r"^ok ", out, re.M)) == 11, "%s: checks: %r" % (g.name, out))
+    img = size_is(g, 1280, 800)
+    check(screenreader.find_text(img, "console before the bad calls"),
+          "%s: the console changed" % g.name)
+    g.assert_no_oops()

@@ -13,6 +13,8 @@ on every target kernel (or the releases given), in this order:
   switch fast user switching under seatd with two kmsvt-session sessions
          and the console: 100 switches of each kind per driver, p50/p95/max
          from the request to the first frame (tests/bench/switch.py)
+  console  256 KiB of varied and of repeated text written to tty1 at
+         1280x800, and the memset floor (tests/bench/console.py)
 
 Each prints one table a kernel, with the ratios kmsvt/bochs where both
 drivers have the number.  --only picks some of them (e.g. --only kms).
@@ -43,6 +45,7 @@ import kms  # noqa: E402
 import panic  # noqa: E402
 import panic_path  # noqa: E402
 import switch  # noqa: E402
+import console  # noqa: E402
 
 
 def qemu_version():
@@ -113,6 +116,12 @@ def run_switch(kernels, boots=None, markdown=False, log=print):
     return switch.run_all(kernels, switch.DEFAULT_CYCLES, markdown, log)
 
 
+def run_console(kernels, boots=None, markdown=False, log=print):
+    """Boots per driver and kernel: -n, or console.DEFAULT_BOOTS."""
+    return console.run_all(kernels, boots or console.DEFAULT_BOOTS, console.DEFAULT_SIZE,
+                           markdown, log)
+
+
 # (name, run function) in the order they run.  A run function takes
 # (kernels, boots or None for its own default, markdown, log), prints its
 # tables through log and returns the number of failed boots.
@@ -122,6 +131,7 @@ BENCHMARKS = [
     ("panic", run_panic),
     ("panicpath", run_panic_path),
     ("switch", run_switch),
+    ("console", run_console),
 ]
 
 
