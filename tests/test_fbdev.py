@@ -78,10 +78,13 @@ def fb_programs():
     return tools + [tool]
 
 
-def fb_guest(ctx, name, **kw):
-    # setterm reads the console's terminfo entry.
-    return ctx.guest(name, programs=fb_programs(), tag="fbdev",
-                     extra_files={"/lib/terminfo/l/linux": "/lib/terminfo/l/linux"}, **kw)
+TERMINFO = {"/lib/terminfo/l/linux": "/lib/terminfo/l/linux"}
+
+
+def fb_guest(ctx, name, extra_files=None, tag="fbdev", **kw):
+    """A guest with fbset, setterm (and its terminfo) and kmsvt-fbtest."""
+    return ctx.guest(name, programs=fb_programs(), tag=tag,
+                     extra_files=dict(TERMINFO, **(extra_files or {})), **kw)
 
 
 def size_is(g, w, h, timeout=10):
@@ -182,4 +185,73 @@ def test_bad_fb_ioctls(ctx):
     img = size_is(g, 1280, 800)
     check(screenreader.find_text(img, "console before the bad calls"),
           "%s: the console changed" % g.name)
+    g.assert_no_oops()
+
+
+def known_text(lines=300, width=150):
+    """Deterministic lines of printable ASCII, every character cell varied."""
+    chars = [chr(c) for c in range(33, 127)]
+    out = []
+    for i in range(lines):
+        n = 20 + (i * 37) % (width - 20)
+        out.append("%04d " % i + "".join(chars[(i * 7 + j * 13) % len(chars)]
+                                         for j in range(n - 5)))
+    return out
+
+
+def test_cat_last_screenful(ctx):
+    """A known file cat to tty1 at 32 and at 16 bpp: the last screenful is
+    read back from the screen exactly, character for character."""
+    lines = known_text()
+    for bpp in (32, 16):
+        g = fb_guest(ctx, "cat-%d" % bpp, cmdline="modargs=fbdev_bpp=%d" % bpp,
+                     extra_files={"/etc/known.txt": ("\n".join(lines) + "\n").encode()},
+                     tag="fbdev-cat")
+        _, got = g.sh("cat /sys/class/graphics/fb0/bits_per_pixel")
+        check(got.strip() == str(bpp), "%s: fb0 is %r bpp" % (g.name, got))
+        g.tty_write(CLEAR)
+        g.sh("cat /etc/known.txt > /dev/tty1", check=True, timeout=120)
+        # 50 rows: the file's last 49 lines, then the cursor's empty row.
+        want = lines[-49:]
+        deadline = time.monotonic() + 20
+        while True:
+            rows = screenreader.read_text(g.screendump())
+            if rows[:49] == want:
+                break
+            check(time.monotonic() < deadline, "%s: the screen reads\n%s\nwant\n%s" % (
+                g.name, "\n".join(rows[:49]), "\n".join(want)))
+            time.sleep(0.3)
+        g.assert_no_oops()
+        g.close()
+
+
+def test_console_back_after_kills(ctx):
+    """modetest and kmscube, 20 times each in one boot, killed with SIGKILL
+    while they hold the display: each time the console's text is back."""
+    import test_kmscube
+    cube = test_kmscube.kmscube_image()
+    g = ctx.guest("kills", mem=1024, programs=test_kms.kms_programs() + cube["programs"],
+                  libraries=cube["libraries"], extra_files=cube["extra_files"],
+                  tag="kms-kmscube")
+    marker = "console under the masters"
+    g.tty_write(CLEAR + marker + "\n")
+    g.wait_screen_text(marker)
+    conn, crtc = test_kms.ids(g.sh("kmsvt-info")[1])
+    starts = {
+        "modetest": "sleep 1000 | modetest -M kmsvt -s %s@%s:1280x800 >/tmp/m.log 2>&1 &"
+                    % (conn, crtc),
+        # kmscube quits when its stdin is readable: a pipe that never writes.
+        "kmscube": "sleep 1000 | kmscube >/tmp/m.log 2>&1 &",
+    }
+    for name, start in starts.items():
+        for i in range(20):
+            g.sh(start)
+            deadline = time.monotonic() + 60
+            while screenreader.find_text(g.screendump(), marker):
+                check(time.monotonic() < deadline, "%s: %s round %d never took the display: %s"
+                      % (g.name, name, i, g.sh("cat /tmp/m.log")[1][-1000:]))
+                time.sleep(0.2)
+            g.sh("killall -9 %s sleep; while pidof %s >/dev/null; do sleep 0.1; done"
+                 % (name, name))
+            g.wait_screen_text(marker, timeout=10)
     g.assert_no_oops()
