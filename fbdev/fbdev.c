@@ -30,6 +30,7 @@ struct kmsvt_fbdev {
 	struct drm_client_buffer *buffer;
 	struct fb_info *info;
 	bool pinned;			/* buffer pinned in VRAM */
+	struct fb_var_screeninfo shown;	/* the mode and offsets last set */
 	u32 pseudo_palette[16];
 };
 
@@ -91,8 +92,12 @@ static struct drm_display_mode *kmsvt_fbdev_mode(struct kmsvt_fbdev *fbdev,
 	return found;
 }
 
-/* Make @w x @h the mode of every CRTC the console uses. */
-static int kmsvt_fbdev_set_mode(struct kmsvt_fbdev *fbdev, u32 w, u32 h, bool dry_run)
+/*
+ * Make @var's size and offsets those of every CRTC the console uses (or,
+ * with @dry_run, only check that the CRTCs take that size).
+ */
+static int kmsvt_fbdev_apply(struct kmsvt_fbdev *fbdev, const struct fb_var_screeninfo *var,
+			     bool dry_run)
 {
 	struct drm_client_dev *client = &fbdev->client;
 	struct drm_display_mode *mode;
@@ -101,10 +106,15 @@ static int kmsvt_fbdev_set_mode(struct kmsvt_fbdev *fbdev, u32 w, u32 h, bool dr
 
 	mutex_lock(&client->modeset_mutex);
 	drm_client_for_each_modeset(modeset, client) {
-		if (!modeset->mode ||
-		    (modeset->mode->hdisplay == w && modeset->mode->vdisplay == h))
+		if (!modeset->mode)
 			continue;
-		mode = kmsvt_fbdev_mode(fbdev, modeset, w, h);
+		if (!dry_run) {
+			modeset->x = var->xoffset;
+			modeset->y = var->yoffset;
+		}
+		if (modeset->mode->hdisplay == var->xres && modeset->mode->vdisplay == var->yres)
+			continue;
+		mode = kmsvt_fbdev_mode(fbdev, modeset, var->xres, var->yres);
 		if (!mode) {
 			ret = -EINVAL;
 			break;
@@ -120,14 +130,27 @@ static int kmsvt_fbdev_set_mode(struct kmsvt_fbdev *fbdev, u32 w, u32 h, bool dr
 	return ret;
 }
 
+/*
+ * Show @var: its mode and offsets, committed unless a master holds the
+ * display.  What the display does not take is undone in the client too.
+ */
+static int kmsvt_fbdev_show(struct kmsvt_fbdev *fbdev, const struct fb_var_screeninfo *var)
+{
+	int ret = kmsvt_fbdev_apply(fbdev, var, false);
+
+	if (!ret)
+		ret = kmsvt_fbdev_restore(&fbdev->client);
+	if (ret) {
+		kmsvt_fbdev_apply(fbdev, &fbdev->shown, false);
+		return ret;
+	}
+	fbdev->shown = *var;
+	return 0;
+}
+
 static int kmsvt_fb_set_par(struct fb_info *info)
 {
-	struct kmsvt_fbdev *fbdev = info->par;
-	int ret = kmsvt_fbdev_set_mode(fbdev, info->var.xres, info->var.yres, false);
-
-	if (ret)
-		return ret;
-	return kmsvt_fbdev_restore(&fbdev->client);
+	return kmsvt_fbdev_show(info->par, &info->var);
 }
 
 /*
@@ -146,15 +169,16 @@ static int kmsvt_fb_check_var(struct fb_var_screeninfo *var, struct fb_info *inf
 	if (var->bits_per_pixel != info->var.bits_per_pixel || var->grayscale ||
 	    var->nonstd || var->xres < DISPI_MIN_RES || var->yres < DISPI_MIN_RES ||
 	    var->xres > fb->width || var->yres > fb->height || var->xres % 8 ||
-	    var->xres_virtual > fb->width || var->yres_virtual > fb->height ||
-	    var->xoffset > fb->width - var->xres || var->yoffset > fb->height - var->yres)
+	    var->xres_virtual > fb->width || var->yres_virtual > fb->height)
 		return -EINVAL;
-	ret = kmsvt_fbdev_set_mode(fbdev, var->xres, var->yres, true);
+	ret = kmsvt_fbdev_apply(fbdev, var, true);
 	if (ret)
 		return ret;
 	var->xres_virtual = fb->width;
 	var->yres_virtual = fb->height;
-	var->xoffset = round_down(var->xoffset, info->fix.xpanstep);
+	/* Offsets that the new size leaves no room for are moved in. */
+	var->xoffset = round_down(min(var->xoffset, fb->width - var->xres), info->fix.xpanstep);
+	var->yoffset = min(var->yoffset, fb->height - var->yres);
 	var->red = info->var.red;
 	var->green = info->var.green;
 	var->blue = info->var.blue;
@@ -170,18 +194,13 @@ static int kmsvt_fb_check_var(struct fb_var_screeninfo *var, struct fb_info *inf
 static int kmsvt_fb_pan_display(struct fb_var_screeninfo *var, struct fb_info *info)
 {
 	struct kmsvt_fbdev *fbdev = info->par;
-	struct drm_client_dev *client = &fbdev->client;
-	struct drm_mode_set *modeset;
-	bool moved = false;
+	struct fb_var_screeninfo to = fbdev->shown;
 
-	mutex_lock(&client->modeset_mutex);
-	drm_client_for_each_modeset(modeset, client) {
-		moved |= modeset->x != var->xoffset || modeset->y != var->yoffset;
-		modeset->x = var->xoffset;
-		modeset->y = var->yoffset;
-	}
-	mutex_unlock(&client->modeset_mutex);
-	return moved ? kmsvt_fbdev_restore(client) : 0;
+	if (to.xoffset == var->xoffset && to.yoffset == var->yoffset)
+		return 0;
+	to.xoffset = var->xoffset;
+	to.yoffset = var->yoffset;
+	return kmsvt_fbdev_show(fbdev, &to);
 }
 
 /* FBIO_WAITFORVSYNC: back after the next vblank, or at once with the CRTC off. */
@@ -444,6 +463,7 @@ static int kmsvt_fbdev_register(struct kmsvt_fbdev *fbdev)
 	info->fix.xpanstep = 8;		/* DISPI's scanout starts on 8-pixel groups */
 	info->fix.ypanstep = 1;
 	kmsvt_fill_var(&info->var, fb);
+	fbdev->shown = info->var;
 
 	ret = fb_alloc_cmap(&info->cmap, 256, 0);
 	if (ret)

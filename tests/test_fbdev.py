@@ -82,8 +82,9 @@ TERMINFO = {"/lib/terminfo/l/linux": "/lib/terminfo/l/linux"}
 
 
 def fb_guest(ctx, name, extra_files=None, tag="fbdev", **kw):
-    """A guest with fbset, setterm (and its terminfo) and kmsvt-fbtest."""
-    return ctx.guest(name, programs=fb_programs(), tag=tag,
+    """A guest with fbset, setterm (and its terminfo), kmsvt-fbtest,
+    kmsvt-info and modetest."""
+    return ctx.guest(name, programs=fb_programs() + test_kms.kms_programs(), tag=tag,
                      extra_files=dict(TERMINFO, **(extra_files or {})), **kw)
 
 
@@ -168,8 +169,13 @@ def test_pan_blank_vsync(ctx):
     check(st == 0 and m, "%s: vsync: %r" % (g.name, out))
     # 60 frames at 60 Hz; under TCG a wait can only be late, never early.
     check(900 < float(m.group(1)) < 3000, "%s: 60 vsyncs took %s ms" % (g.name, m.group(1)))
+    # Back to the full size while panned: the offset the new size leaves
+    # no room for is moved in, the mode change is not refused.
+    g.sh("kmsvt-fbtest pan 0 32", check=True)
     g.sh("fbset -xres 1280 -yres 800", check=True)
     size_is(g, 1280, 800)
+    st, out = g.sh("kmsvt-fbtest info")
+    check("offset 0 0" in out, "%s: after fbset 1280x800: %r" % (g.name, out))
     g.assert_no_oops()
 
 
@@ -254,4 +260,25 @@ def test_console_back_after_kills(ctx):
             g.sh("killall -9 %s sleep; while pidof %s >/dev/null; do sleep 0.1; done"
                  % (name, name))
             g.wait_screen_text(marker, timeout=10)
+    g.assert_no_oops()
+
+
+def test_fb_writes_under_master(ctx):
+    """While modetest owns the display, writes to /dev/fb0 land in the
+    console's buffer, not in the master's picture; /dev/fb0 is the console
+    buffer itself, so they show as soon as the console is back."""
+    g = fb_guest(ctx, "fb-under-master")
+    conn, crtc = test_kms.ids(g.sh("kmsvt-info")[1])
+    test_kms.show_pattern(g, conn, crtc, "1280x800", 1280, 800)
+    g.sh("dd if=/dev/urandom of=/dev/fb0 bs=5120 count=400 2>/dev/null", check=True)
+    time.sleep(0.5)
+    wrong = test_kms.bars_shown(g.screendump(), 1280, 800)
+    check(not wrong, "%s: fbdev writes reached the master's picture: %s" % (g.name, wrong))
+    test_kms.stop_modetest(g)
+    # The top half of the console's buffer is noise now: many colours.
+    deadline = time.monotonic() + 10
+    while g.screendump().crop(0, 0, 1280, 400).distinct_colors() < 1000:
+        check(time.monotonic() < deadline, "%s: the writes did not show with the console"
+              % g.name)
+        time.sleep(0.2)
     g.assert_no_oops()
