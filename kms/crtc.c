@@ -90,6 +90,19 @@ static void kmsvt_send_flip_event(struct kmsvt_device *kdev,
 	drm_crtc_vblank_put(&kdev->crtc);
 }
 
+/*
+ * Caller holds scanout_lock.  Apply the pending scanout; the flip event
+ * that waited for it is the caller's to send, after the lock.
+ */
+static struct drm_pending_vblank_event *kmsvt_latch(struct kmsvt_device *kdev)
+{
+	struct drm_pending_vblank_event *event = kdev->flip_event;
+
+	kmsvt_apply_pending(kdev);
+	kdev->flip_event = NULL;
+	return event;
+}
+
 /* Latch the pending scanout now and complete its flip (if any). */
 static void kmsvt_flush_flip(struct kmsvt_device *kdev)
 {
@@ -97,9 +110,7 @@ static void kmsvt_flush_flip(struct kmsvt_device *kdev)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
-	kmsvt_apply_pending(kdev);
-	event = kdev->flip_event;
-	kdev->flip_event = NULL;
+	event = kmsvt_latch(kdev);
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 	if (event)
 		kmsvt_send_flip_event(kdev, event);
@@ -132,9 +143,7 @@ static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 	hrtimer_forward_now(timer, kdev->frame_period);
 
 	raw_spin_lock(&kdev->scanout_lock);
-	kmsvt_apply_pending(kdev);
-	event = kdev->flip_event;
-	kdev->flip_event = NULL;
+	event = kmsvt_latch(kdev);
 	raw_spin_unlock(&kdev->scanout_lock);
 
 	/* Count this vblank first: the event carries its number and time. */

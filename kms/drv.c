@@ -213,8 +213,9 @@ static void kmsvt_pci_shutdown(struct pci_dev *pdev)
 }
 
 /*
- * QEMU resets the display on resume (DISPI off, the screen says the guest
- * has not initialised it); VRAM keeps its contents.  Suspend saves the
+ * Firmware may reset the display on resume (DISPI off: QEMU then says the
+ * guest has not initialised it; Debian 12's QEMU 7.2 keeps the registers);
+ * VRAM keeps its contents.  Suspend saves the
  * atomic state with the CRTC off; resume programs the byte order again and
  * commits the saved state, which sets the mode and the scanout as they
  * were: the console's buffer or a master's picture, and what the panic

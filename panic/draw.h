@@ -57,15 +57,20 @@ static inline void kmsvt_put_px(u8 __iomem *p, u32 cpp, u32 px)
 		writeb(px, p);
 }
 
-/* The 8 pixels of @bits at @p: foreground where a bit is set. */
-static inline void kmsvt_ink_row8(const struct kmsvt_ink *ink, u8 __iomem *p, u8 bits)
+/* The first @n (at most 8) pixels of @bits at @p, a store each. */
+static inline void kmsvt_ink_part(const struct kmsvt_ink *ink, u8 __iomem *p, u8 bits, u32 n)
 {
 	u32 i;
 
+	for (i = 0; i < n; i++)
+		kmsvt_put_px(p + i * ink->cpp, ink->cpp, bits & (0x80 >> i) ? ink->fg : ink->bg);
+}
+
+/* The 8 pixels of @bits at @p: foreground where a bit is set. */
+static inline void kmsvt_ink_row8(const struct kmsvt_ink *ink, u8 __iomem *p, u8 bits)
+{
 	if ((uintptr_t)p & 7) {
-		for (i = 0; i < 8; i++)
-			kmsvt_put_px(p + i * ink->cpp, ink->cpp,
-				     bits & (0x80 >> i) ? ink->fg : ink->bg);
+		kmsvt_ink_part(ink, p, bits, 8);
 	} else if (ink->cpp == 4) {
 		writeq(ink->word[bits >> 6], p);
 		writeq(ink->word[(bits >> 4) & 3], p + 8);
@@ -109,15 +114,6 @@ static inline void kmsvt_ink_bytes(const struct kmsvt_ink *ink, u8 __iomem *p,
 		for (i = 0; i < n; i++, p += 8)
 			writeq(w[bits[i] >> 4] | w[bits[i] & 15] << 32, p);
 	}
-}
-
-/* The first @n (< 8) pixels of @bits at @p. */
-static inline void kmsvt_ink_part(const struct kmsvt_ink *ink, u8 __iomem *p, u8 bits, u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		kmsvt_put_px(p + i * ink->cpp, ink->cpp, bits & (0x80 >> i) ? ink->fg : ink->bg);
 }
 
 /* @n pixels of @px from @p on, 8 bytes a store where aligned. */

@@ -26,13 +26,7 @@
 #include <unistd.h>
 #include <linux/fb.h>
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "kms-util.h"
 
 static void usage(FILE *f)
 {
@@ -112,11 +106,11 @@ static int bench_file(int tty, const char *path)
 	}
 	for (i = 0; i < len; i++)
 		lines += buf[i] == '\n';
-	t0 = now_s();
+	t0 = now();
 	ret = write_all(tty, buf, len);
 	if (!ret)
 		tcdrain(tty);
-	t1 = now_s();
+	t1 = now();
 	free(buf);
 	if (ret) {
 		fprintf(stderr, "kmsvt-conbench: writing %s: %s\n", path, strerror(-ret));
@@ -135,7 +129,7 @@ static int bench_floor(const char *path, int n)
 	double *ms, med;
 	size_t size;
 	void *map;
-	int fd, i, j, ret = 0;
+	int fd, i, ret = 0;
 
 	fd = open(path, O_RDWR);
 	if (fd < 0 || ioctl(fd, FBIOGET_VSCREENINFO, &var) ||
@@ -155,19 +149,12 @@ static int bench_floor(const char *path, int n)
 		return -errno;
 	}
 	for (i = 0; i < n; i++) {
-		double t0 = now_s();
+		double t0 = now();
 
 		memset(map, i & 1 ? 0x00 : 0x55, size);
-		ms[i] = (now_s() - t0) * 1e3;
+		ms[i] = (now() - t0) * 1e3;
 	}
-	/* Median by insertion sort: n is small. */
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
-			double t = ms[j];
-
-			ms[j] = ms[j - 1];
-			ms[j - 1] = t;
-		}
+	qsort(ms, n, sizeof(*ms), cmp_double);
 	med = ms[n / 2];
 	printf("fill_ms %.3f\n", med);
 	free(ms);

@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <linux/fb.h>
 
+#include "kms-util.h"
+
 #ifndef FBIO_WAITFORVSYNC
 #define FBIO_WAITFORVSYNC _IOW('F', 0x20, uint32_t)
 #endif
@@ -85,18 +87,10 @@ static int cmd_pan(int fd, unsigned long x, unsigned long y)
 	return 0;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int cmd_vsync(int fd, unsigned long n)
 {
 	uint32_t screen = 0;
-	double t0 = now_ms();
+	double t0 = now();
 	unsigned long i;
 
 	for (i = 0; i < n; i++) {
@@ -105,7 +99,7 @@ static int cmd_vsync(int fd, unsigned long n)
 			return 1;
 		}
 	}
-	printf("vsync %lu in %.1f ms\n", n, now_ms() - t0);
+	printf("vsync %lu in %.1f ms\n", n, (now() - t0) * 1e3);
 	return 0;
 }
 
