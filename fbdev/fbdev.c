@@ -137,6 +137,7 @@ static int kmsvt_fbdev_apply(struct kmsvt_fbdev *fbdev, const struct fb_var_scre
 static int kmsvt_fbdev_show(struct kmsvt_fbdev *fbdev, const struct fb_var_screeninfo *var)
 {
 	int ret = kmsvt_fbdev_apply(fbdev, var, false);
+	bool resized;
 
 	if (!ret)
 		ret = kmsvt_fbdev_restore(&fbdev->client);
@@ -144,7 +145,10 @@ static int kmsvt_fbdev_show(struct kmsvt_fbdev *fbdev, const struct fb_var_scree
 		kmsvt_fbdev_apply(fbdev, &fbdev->shown, false);
 		return ret;
 	}
+	resized = var->xres != fbdev->shown.xres || var->yres != fbdev->shown.yres;
 	fbdev->shown = *var;
+	if (resized)
+		kmsvt_con_mode_changed(to_kmsvt(fbdev->client.dev));
 	return 0;
 }
 
@@ -253,13 +257,31 @@ static int kmsvt_fb_setcmap(struct fb_cmap *cmap, struct fb_info *info)
 	return 0;
 }
 
-static int kmsvt_fb_blank(int blank, struct fb_info *info)
+static int kmsvt_fbdev_dpms(struct kmsvt_fbdev *fbdev, bool blank)
 {
-	struct kmsvt_fbdev *fbdev = info->par;
-	int mode = blank == FB_BLANK_UNBLANK ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF;
-	int ret = drm_client_modeset_dpms(&fbdev->client, mode);
+	int ret = drm_client_modeset_dpms(&fbdev->client,
+					  blank ? DRM_MODE_DPMS_OFF : DRM_MODE_DPMS_ON);
 
 	return ret == -EBUSY ? 0 : ret;
+}
+
+static int kmsvt_fb_blank(int blank, struct fb_info *info)
+{
+	return kmsvt_fbdev_dpms(info->par, blank != FB_BLANK_UNBLANK);
+}
+
+/* The console's blanking (console lock held). */
+void kmsvt_fbdev_blank(struct kmsvt_device *kdev, bool blank)
+{
+	if (kdev->fbdev)
+		kmsvt_fbdev_dpms(kdev->fbdev, blank);
+}
+
+/* A VT leaves graphics mode: the console's mode again, unless a master holds the display. */
+void kmsvt_fbdev_restore_display(struct kmsvt_device *kdev)
+{
+	if (kdev->fbdev)
+		kmsvt_fbdev_restore(&kdev->fbdev->client);
 }
 
 /* Last user of /dev/fbN or the console is gone: free everything. */
@@ -472,6 +494,7 @@ static int kmsvt_fbdev_register(struct kmsvt_fbdev *fbdev)
 	if (ret)
 		goto err_cmap;
 	fbdev->info = info;
+	kmsvt_con_attach(kdev, info);
 	return 0;
 
 err_cmap:
@@ -546,6 +569,7 @@ static void kmsvt_fbdev_unregister(struct drm_client_dev *client)
 	to_kmsvt(client->dev)->fbdev = NULL;
 
 	if (fbdev->info) {
+		kmsvt_con_detach(to_kmsvt(client->dev));
 		/* fb_destroy frees the rest once the last user is gone. */
 		unregister_framebuffer(fbdev->info);
 		return;
@@ -567,6 +591,7 @@ void kmsvt_fbdev_set_suspend(struct kmsvt_device *kdev, bool suspend)
 		return;
 	console_lock();
 	fb_set_suspend(fbdev->info, suspend);
+	kmsvt_con_set_suspend(kdev, suspend);
 	console_unlock();
 }
 

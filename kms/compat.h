@@ -48,6 +48,13 @@ static inline int kmsvt_edid_update_modes(struct drm_connector *connector,
 	.gem_prime_mmap = drm_gem_prime_mmap,
 #endif
 
+/*
+ * 6.9 retyped the console driver ops (struct consw): con_putc takes a u16,
+ * con_cursor and con_blank bools, the font ops a glyph pitch; fbdev/con.c
+ * has one set of entry points for each side.
+ */
+#define KMSVT_CONSW_6_9 (KERNEL_VERSION(6, 9, 0) <= LINUX_VERSION_CODE)
+
 /* 6.12 passes kmsg dumpers a struct kmsg_dump_detail. */
 #define KMSVT_KMSG_DUMP_DETAIL (KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE)
 

@@ -1,5 +1,6 @@
-"""Guest tests: kmsvt binds QEMU's display, carries fbcon, and the text on
-the console is read back from the screendump."""
+"""Guest tests: kmsvt binds QEMU's display, its console has the VTs (fbcon
+with kmsvt.vtcon=0), and the text on the console is read back from the
+screendump."""
 import re
 
 from harness import check
@@ -7,13 +8,20 @@ from harness import check
 CLEAR = "\033[2J\033[H"
 
 
-def _console_is_kmsvt(g):
+def _vt_drivers(g):
+    """The bound VT console drivers' names."""
+    _, vt = g.sh("for c in /sys/class/vtconsole/vtcon*; do echo $(cat $c/bind) $(cat $c/name); done")
+    return [line.split(None, 2)[2] for line in vt.splitlines()
+            if line.startswith("1 ") and len(line.split(None, 2)) == 3]
+
+
+def _console_is_kmsvt(g, vtcon="kmsvt"):
     _, fb = g.sh("cat /proc/fb", check=True)
     check(re.search(r"^0 kmsvt$", fb, re.M), "fb0 is not kmsvt: %r" % fb)
     _, drv = g.sh("readlink /sys/class/drm/card0/device/driver", check=True)
     check(drv.strip().endswith("/kmsvt"), "card0 driver is %r" % drv)
-    _, vt = g.sh("for c in /sys/class/vtconsole/vtcon*; do echo $(cat $c/bind) $(cat $c/name); done")
-    check(re.search(r"^1 \S+ frame buffer device", vt, re.M), "fbcon not bound: %r" % vt)
+    bound = _vt_drivers(g)
+    check(bound == [vtcon], "VT console drivers bound: %r, not %r" % (bound, vtcon))
 
 
 def test_boot_console(ctx):
@@ -76,9 +84,31 @@ def test_rmmod_insmod(ctx):
     g.assert_no_oops()
 
 
+def test_fbcon_console(ctx):
+    # kmsvt.vtcon=0 leaves the VTs to fbcon, on kmsvt's framebuffer.
+    g = ctx.guest("fbcon", cmdline="modargs=vtcon=0")
+    _console_is_kmsvt(g, vtcon="frame buffer device")
+    g.tty_write(CLEAR + "fbcon on kmsvt\n")
+    g.wait_screen_text("fbcon on kmsvt")
+    g.assert_no_oops()
+
+
+def test_two_cards_one_console(ctx):
+    # kmsvt's console has every VT, on the first card; fbcon gets none back.
+    g = ctx.guest("twocards1", devices=("-device", "VGA,id=vga0", "-device", "VGA,id=vga1"))
+    _console_is_kmsvt(g)
+    _, fb = g.sh("cat /proc/fb")
+    check("0 kmsvt" in fb and "1 kmsvt" in fb, "/proc/fb: %r" % fb)
+    g.tty_write(CLEAR + "text on tty2\n", tty=2)
+    g.sh("chvt 2")
+    g.wait_screen_text("text on tty2", device="vga0")
+    g.sh("chvt 1")
+    g.assert_no_oops()
+
+
 def test_two_cards(ctx):
-    # fbcon=map:01 puts tty1 on fb0 and tty2 on fb1.
-    g = ctx.guest("twocards", cmdline="fbcon=map:01",
+    # fbcon=map:01 puts tty1 on fb0 and tty2 on fb1 (fbcon's, so vtcon=0).
+    g = ctx.guest("twocards", cmdline="fbcon=map:01 modargs=vtcon=0",
                   devices=("-device", "VGA,id=vga0", "-device", "VGA,id=vga1"))
     _, dri = g.sh("ls /dev/dri")
     check({"card0", "card1"} <= set(dri.split()), "cards: %r" % dri)

@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmsvt's text console: a VT console driver (struct consw) that draws the
+ * VTs into the fbdev emulation's buffer.
+ *
+ * fbcon draws every character as the tty writes it, and, with no
+ * acceleration in Debian's kernels, redraws the whole screen for every
+ * scrolled line: printing is then bound by VRAM writes (docs/CONSOLE.md).
+ * Here the tty only writes the VT's cell buffer (the vt layer keeps it;
+ * scrolling is a memmove of 2 bytes a cell) and each console call merely
+ * marks the screen dirty.  At most once a frame a worker compares the
+ * foreground VT's cells with those it drew last and draws the cells that
+ * differ, 8 bytes a store (panic/draw.h).  A screenful scrolled 3,000
+ * times between two frames costs one screen of drawing, not 3,000.
+ *
+ * The console calls come with the console lock held, from any context
+ * (printk included), so they only queue an irq_work; the irq_work
+ * schedules the worker, which takes the console lock to read the cells.
+ * Everything below is protected by the console lock, except the kick.
+ *
+ * It draws into the console's own buffer, which is scanned out only while
+ * no DRM master holds the display, so it never reaches a master's picture.
+ */
+#include <linux/console.h>
+#include <linux/fb.h>
+#include <linux/font.h>
+#include <linux/irq_work.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/tty.h>
+#include <linux/vt_buffer.h>
+#include <linux/vt_kern.h>
+#include <linux/console_struct.h>
+#include <linux/workqueue.h>
+#include <drm/drm_print.h>
+
+#include "../kms/compat.h"
+#include "../kms/kmsvt.h"
+#include "../panic/draw.h"
+
+#define KMSVT_CON_FONT_MAX_HEIGHT 32
+
+static bool kmsvt_vtcon = true;
+module_param_named(vtcon, kmsvt_vtcon, bool, 0444);
+MODULE_PARM_DESC(vtcon, "draw the VTs with kmsvt's own console (default); 0 leaves them to fbcon (for fbcon=rotate or fbcon=map)");
+
+/* The font: 8 pixels wide, 256 glyphs, @height rows of one byte each. */
+struct kmsvt_con_font {
+	u32 height;
+	const u8 *data;		/* the built-in font's, or @own */
+	u8 *own;		/* from KDFONTOP, freed when replaced */
+};
+
+struct kmsvt_con {
+	struct kmsvt_device *kdev;	/* NULL while no device has the VTs */
+	struct fb_info *info;		/* the buffer drawn into */
+	struct kmsvt_con_font font;
+	struct irq_work kick;
+	struct delayed_work draw;
+	unsigned long last_draw;	/* jiffies */
+
+	/* What the screen shows (valid only with @shown_vc >= 0). */
+	int shown_vc;
+	u16 *shown;			/* cells as drawn, @shown_cols per row */
+	u32 shown_cols, shown_rows;
+	u32 shown_top;			/* first row below the oops banner */
+	u32 palette[16];		/* the VT's palette, in the buffer's format */
+	int cursor_x, cursor_y;		/* where the cursor was drawn, or -1 */
+	u32 cursor_rows;
+
+	bool cursor_on;			/* the vt layer shows the cursor */
+	bool blanked;			/* blanked by the vt layer (not for graphics) */
+	bool suspended;
+};
+
+static struct kmsvt_con kmsvt_con;
+static const struct consw kmsvt_consw;
+
+static bool kmsvt_con_is_ours(const struct vc_data *vc)
+{
+	return vc && vc->vc_sw == &kmsvt_consw;
+}
+
+static u32 kmsvt_con_cols(const struct kmsvt_con *con)
+{
+	return con->info->var.xres / 8;
+}
+
+static u32 kmsvt_con_rows(const struct kmsvt_con *con)
+{
+	return con->info->var.yres / con->font.height;
+}
+
+/* Console calls: draw soon.  Lock-free, and safe from any context. */
+static void kmsvt_con_dirty(void)
+{
+	if (kmsvt_con.kdev && !kmsvt_panic_active(kmsvt_con.kdev))
+		irq_work_queue(&kmsvt_con.kick);
+}
+
+/* Draw the whole screen next time (new VT, palette, mode or font). */
+static void kmsvt_con_invalidate(void)
+{
+	kmsvt_con.shown_vc = -1;
+	kmsvt_con_dirty();
+}
+
+/* At most one drawing a frame: the first change draws at once. */
+static void kmsvt_con_kick(struct irq_work *work)
+{
+	unsigned long next = READ_ONCE(kmsvt_con.last_draw) + msecs_to_jiffies(16);
+	unsigned long now = jiffies;
+
+	schedule_delayed_work(&kmsvt_con.draw, time_after(next, now) ? next - now : 0);
+}
+
+/* ---- drawing (worker, console lock held) ---- */
+
+static u32 kmsvt_con_pack(const struct fb_var_screeninfo *var, const unsigned char *rgb)
+{
+	return (rgb[0] >> (8 - var->red.length)) << var->red.offset |
+	       (rgb[1] >> (8 - var->green.length)) << var->green.offset |
+	       (rgb[2] >> (8 - var->blue.length)) << var->blue.offset;
+}
+
+/* Rows of the cursor at the bottom of a cell, as fbcon draws them. */
+static u32 kmsvt_con_cursor_rows(const struct vc_data *vc, u32 height)
+{
+	switch (CUR_SIZE(vc->vc_cursor_type)) {
+	case CUR_NONE:
+		return 0;
+	case CUR_LOWER_THIRD:
+		return height / 3;
+	case CUR_LOWER_HALF:
+		return height / 2;
+	case CUR_TWO_THIRDS:
+		return height * 2 / 3;
+	case CUR_BLOCK:
+		return height;
+	default:			/* CUR_DEF, CUR_UNDERLINE */
+		return height < 10 ? 1 : 2;
+	}
+}
+
+/*
+ * One cell: glyph @c in its colours, the lowest @cursor rows inverted.
+ * @ink is the caller's, re-made only when the colours change.
+ */
+static void kmsvt_con_draw_cell(struct kmsvt_con *con, struct kmsvt_ink *ink, u32 x, u32 y,
+				u16 c, u32 cursor)
+{
+	const struct fb_info *info = con->info;
+	u32 h = con->font.height, pitch = info->fix.line_length, cpp = ink->cpp, r;
+	u32 fg = con->palette[(c >> 8) & 15], bg = con->palette[(c >> 12) & 15];
+	const u8 *glyph = con->font.data + (c & 0xff) * h;
+	u8 __iomem *p = info->screen_base + y * h * pitch + x * 8 * cpp;
+
+	if (ink->fg != fg || ink->bg != bg)
+		kmsvt_ink_init(ink, cpp, fg, bg);
+	for (r = 0; r < h; r++, p += pitch)
+		kmsvt_ink_row8(ink, p, r >= h - cursor ? ~glyph[r] : glyph[r]);
+}
+
+/* The strips right of and below the cells: black, as after a mode change. */
+static void kmsvt_con_clear_margins(struct kmsvt_con *con)
+{
+	const struct fb_info *info = con->info;
+	u32 cpp = info->var.bits_per_pixel / 8, pitch = info->fix.line_length;
+	u32 w = kmsvt_con_cols(con) * 8, h = kmsvt_con_rows(con) * con->font.height, y;
+	u8 __iomem *row = info->screen_base + con->shown_top * con->font.height * pitch;
+
+	for (y = con->shown_top * con->font.height; y < info->var.yres; y++, row += pitch)
+		kmsvt_fill_span(row + (y < h ? w * cpp : 0), cpp, 0,
+				y < h ? info->var.xres - w : info->var.xres);
+}
+
+/* Start over: a new VT, mode, font, palette or banner. */
+static bool kmsvt_con_reset(struct kmsvt_con *con, struct vc_data *vc, u32 top)
+{
+	u32 cols = kmsvt_con_cols(con), rows = kmsvt_con_rows(con), i;
+
+	if (cols * rows != con->shown_cols * con->shown_rows) {
+		kfree(con->shown);
+		con->shown = kmalloc_array(cols * rows, sizeof(*con->shown), GFP_KERNEL);
+		if (!con->shown) {
+			con->shown_cols = 0;
+			con->shown_rows = 0;
+			return false;
+		}
+	}
+	con->shown_cols = cols;
+	con->shown_rows = rows;
+	con->shown_top = top;
+	for (i = 0; i < 16; i++)
+		con->palette[i] = kmsvt_con_pack(&con->info->var, vc->vc_palette + 3 * i);
+	/* A glyph and colours no cell has: every cell is drawn. */
+	memset(con->shown, 0xff, cols * rows * sizeof(*con->shown));
+	con->cursor_x = -1;
+	con->cursor_y = -1;
+	con->shown_vc = vc->vc_num;
+	kmsvt_con_clear_margins(con);
+	return true;
+}
+
+static bool kmsvt_con_palette_changed(const struct kmsvt_con *con, const struct vc_data *vc)
+{
+	u32 i;
+
+	for (i = 0; i < 16; i++)
+		if (con->palette[i] != kmsvt_con_pack(&con->info->var, vc->vc_palette + 3 * i))
+			return true;
+	return false;
+}
+
+/* The VT on screen, if it is ours and in text mode, and drawing is allowed. */
+static struct vc_data *kmsvt_con_visible_vc(struct kmsvt_con *con)
+{
+	struct vc_data *vc = vc_cons[fg_console].d;
+
+	if (!con->kdev || !kmsvt_con_is_ours(vc) || vc->vc_mode != KD_TEXT ||
+	    con->blanked || con->suspended || kmsvt_panic_active(con->kdev))
+		return NULL;
+	return vc;
+}
+
+/* Where the cursor is to be drawn now, and how many rows; rows 0 for none. */
+static void kmsvt_con_cursor_at(const struct kmsvt_con *con, const struct vc_data *vc,
+				int *x, int *y, u32 *rows)
+{
+	*rows = 0;
+	*x = -1;
+	*y = -1;
+	if (!con->cursor_on || vc->state.x >= con->shown_cols || vc->state.y >= con->shown_rows ||
+	    vc->state.y < con->shown_top)
+		return;
+	*rows = kmsvt_con_cursor_rows(vc, con->font.height);
+	if (*rows) {
+		*x = vc->state.x;
+		*y = vc->state.y;
+	}
+}
+
+/* A cell drawn again next time, whatever it holds. */
+static void kmsvt_con_forget(struct kmsvt_con *con, int x, int y)
+{
+	if (x >= 0)
+		con->shown[y * con->shown_cols + x] = 0xffff;
+}
+
+static void kmsvt_con_draw_cells(struct kmsvt_con *con, struct vc_data *vc)
+{
+	u32 cols = min(con->shown_cols, vc->vc_cols), rows = min(con->shown_rows, vc->vc_rows);
+	struct kmsvt_ink ink = { .cpp = con->info->var.bits_per_pixel / 8, .fg = 1, .bg = 1 };
+	const u16 *cells = (const u16 *)vc->vc_origin;
+	int cx, cy;
+	u32 crows, x, y;
+
+	kmsvt_con_cursor_at(con, vc, &cx, &cy, &crows);
+	if (cx != con->cursor_x || cy != con->cursor_y || crows != con->cursor_rows) {
+		kmsvt_con_forget(con, con->cursor_x, con->cursor_y);
+		kmsvt_con_forget(con, cx, cy);
+		con->cursor_x = cx;
+		con->cursor_y = cy;
+		con->cursor_rows = crows;
+	}
+	for (y = con->shown_top; y < rows; y++) {
+		const u16 *row = cells + y * vc->vc_cols;
+		u16 *was = con->shown + y * con->shown_cols;
+
+		for (x = 0; x < cols; x++) {
+			u16 c = scr_readw(row + x);
+
+			if (c == was[x])
+				continue;
+			was[x] = c;
+			kmsvt_con_draw_cell(con, &ink, x, y, c,
+					    x == cx && y == cy ? crows : 0);
+		}
+	}
+}
+
+static void kmsvt_con_draw(struct work_struct *work)
+{
+	struct kmsvt_con *con = &kmsvt_con;
+	struct vc_data *vc;
+	u32 top;
+
+	console_lock();
+	vc = kmsvt_con_visible_vc(con);
+	if (!vc)
+		goto out;
+	/* Rows the oops banner covers are left to it, whole. */
+	top = DIV_ROUND_UP(kmsvt_panic_banner_height(con->kdev), con->font.height);
+	if ((con->shown_vc != vc->vc_num || con->shown_top != top ||
+	     con->shown_cols != kmsvt_con_cols(con) || con->shown_rows != kmsvt_con_rows(con) ||
+	     kmsvt_con_palette_changed(con, vc)) && !kmsvt_con_reset(con, vc, top))
+		goto out;
+	kmsvt_con_draw_cells(con, vc);
+	WRITE_ONCE(con->last_draw, jiffies);
+out:
+	console_unlock();
+}
+
+/* ---- the console driver ---- */
+
+static const char *kmsvt_con_startup(void)
+{
+	return KMSVT_NAME;
+}
+
+static void kmsvt_con_set_geometry(struct vc_data *vc, bool init)
+{
+	struct kmsvt_con *con = &kmsvt_con;
+
+	vc->vc_font.width = 8;
+	vc->vc_font.height = con->font.height;
+	vc->vc_font.charcount = 256;
+	vc->vc_scan_lines = con->info->var.yres;
+	if (init) {
+		vc->vc_cols = kmsvt_con_cols(con);
+		vc->vc_rows = kmsvt_con_rows(con);
+	} else {
+		vc_resize(vc, kmsvt_con_cols(con), kmsvt_con_rows(con));
+	}
+}
+
+static void kmsvt_con_init(struct vc_data *vc, bool init)
+{
+	vc->vc_can_do_color = 1;
+	vc->vc_complement_mask = 0x7700;	/* swaps foreground and background */
+	vc->vc_hi_font_mask = 0;
+	kmsvt_con_set_geometry(vc, init);
+}
+
+static void kmsvt_con_deinit(struct vc_data *vc)
+{
+}
+
+static void kmsvt_con_clear(struct vc_data *vc, unsigned int y, unsigned int x,
+			    unsigned int count)
+{
+	kmsvt_con_dirty();
+}
+
+/* The vt layer moves the cells; the worker draws what changed. */
+static bool kmsvt_con_scroll(struct vc_data *vc, unsigned int top, unsigned int bottom,
+			     enum con_scroll dir, unsigned int lines)
+{
+	kmsvt_con_dirty();
+	return false;
+}
+
+/* Drawn from the cells by the worker: the vt layer need not redraw them. */
+static bool kmsvt_con_switch(struct vc_data *vc)
+{
+	kmsvt_con_invalidate();
+	return false;
+}
+
+static void kmsvt_con_show_cursor(struct vc_data *vc, bool enable)
+{
+	if (con_is_visible(vc)) {
+		kmsvt_con.cursor_on = enable;
+		kmsvt_con_dirty();
+	}
+}
+
+/*
+ * @mode_switch: the VT enters or leaves graphics mode (a display server).
+ * Entering, the display is the server's: nothing is blanked.  Leaving,
+ * the console's mode comes back (unless a master still holds the display)
+ * and the screen is drawn again.  Otherwise blanking turns the display off
+ * (FBIOBLANK's path), as fbcon does.
+ */
+static bool kmsvt_con_blank_screen(struct vc_data *vc, int blank, bool mode_switch)
+{
+	struct kmsvt_con *con = &kmsvt_con;
+
+	if (!con->kdev)
+		return false;
+	if (mode_switch) {
+		if (!blank)
+			kmsvt_fbdev_restore_display(con->kdev);
+	} else {
+		con->blanked = blank;
+		kmsvt_fbdev_blank(con->kdev, blank);
+	}
+	if (!blank)
+		kmsvt_con_invalidate();
+	return false;
+}
+
+static void kmsvt_con_set_palette(struct vc_data *vc, const unsigned char *table)
+{
+	kmsvt_con_dirty();
+}
+
+/* A new font or mode: every VT of ours gets the cells that now fit. */
+static void kmsvt_con_resize_all(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_NR_CONSOLES; i++)
+		if (kmsvt_con_is_ours(vc_cons[i].d))
+			kmsvt_con_set_geometry(vc_cons[i].d, false);
+	kmsvt_con_invalidate();
+}
+
+static int kmsvt_con_resize(struct vc_data *vc, unsigned int width, unsigned int height)
+{
+	if (!kmsvt_con.kdev)
+		return -ENODEV;
+	if (width > kmsvt_con_cols(&kmsvt_con) || height > kmsvt_con_rows(&kmsvt_con))
+		return -EINVAL;
+	kmsvt_con_invalidate();
+	return 0;
+}
+
+/* Fonts 8 pixels wide of 256 glyphs, @vpitch bytes a glyph in @font->data. */
+static int kmsvt_con_font_set(struct vc_data *vc, const struct console_font *font,
+			      unsigned int vpitch)
+{
+	struct kmsvt_con *con = &kmsvt_con;
+	u8 *data;
+	u32 c;
+
+	if (!con->kdev)
+		return -ENODEV;
+	if (font->width != 8 || font->charcount != 256 || !font->height ||
+	    font->height > min(vpitch, KMSVT_CON_FONT_MAX_HEIGHT) ||
+	    con->info->var.yres / font->height < 1)
+		return -EINVAL;
+	data = kmalloc_array(256, font->height, GFP_KERNEL);
+	if (!data)
+		return -ENOMEM;
+	for (c = 0; c < 256; c++)
+		memcpy(data + c * font->height, font->data + c * vpitch, font->height);
+	kfree(con->font.own);
+	con->font.own = data;
+	con->font.data = data;
+	con->font.height = font->height;
+	kmsvt_con_resize_all();
+	return 0;
+}
+
+static int kmsvt_con_font_get(struct vc_data *vc, struct console_font *font,
+			      unsigned int vpitch)
+{
+	struct kmsvt_con *con = &kmsvt_con;
+	u32 c;
+
+	if (!con->kdev)
+		return -ENODEV;
+	font->width = 8;
+	font->height = con->font.height;
+	font->charcount = 256;
+	if (!font->data)
+		return 0;
+	if (vpitch < con->font.height)
+		return -EINVAL;
+	for (c = 0; c < 256; c++) {
+		memcpy(font->data + c * vpitch, con->font.data + c * con->font.height,
+		       con->font.height);
+		memset(font->data + c * vpitch + con->font.height, 0, vpitch - con->font.height);
+	}
+	return 0;
+}
+
+/* Only 8-pixel-wide fonts of 256 glyphs; VGA8x16 when none is named. */
+static int kmsvt_con_font_default(struct vc_data *vc, struct console_font *font,
+				  const char *name)
+{
+	struct kmsvt_con *con = &kmsvt_con;
+	const struct font_desc *desc = name ? find_font(name) : &font_vga_8x16;
+
+	if (!con->kdev)
+		return -ENODEV;
+	if (!desc || desc->width != 8 || desc->charcount != 256)
+		return -ENOENT;
+	kfree(con->font.own);
+	con->font.own = NULL;
+	con->font.data = desc->data;
+	con->font.height = desc->height;
+	font->width = 8;
+	font->height = desc->height;
+	font->charcount = 256;
+	kmsvt_con_resize_all();
+	return 0;
+}
+
+/* The consw entry points, whose types changed in 6.9 (kms/compat.h). */
+#if KMSVT_CONSW_6_9
+static void kmsvt_con_putc(struct vc_data *vc, u16 ca, unsigned int y, unsigned int x)
+{
+	kmsvt_con_dirty();
+}
+
+static void kmsvt_con_putcs(struct vc_data *vc, const u16 *s, unsigned int count,
+			    unsigned int y, unsigned int x)
+{
+	kmsvt_con_dirty();
+}
+
+static void kmsvt_con_cursor(struct vc_data *vc, bool enable)
+{
+	kmsvt_con_show_cursor(vc, enable);
+}
+
+static bool kmsvt_con_blank(struct vc_data *vc, enum vesa_blank_mode blank, bool mode_switch)
+{
+	return kmsvt_con_blank_screen(vc, blank, mode_switch);
+}
+
+static int kmsvt_con_font_set_op(struct vc_data *vc, const struct console_font *font,
+				 unsigned int vpitch, unsigned int flags)
+{
+	return kmsvt_con_font_set(vc, font, vpitch);
+}
+
+static int kmsvt_con_font_get_op(struct vc_data *vc, struct console_font *font,
+				 unsigned int vpitch)
+{
+	return kmsvt_con_font_get(vc, font, vpitch);
+}
+
+static int kmsvt_con_resize_op(struct vc_data *vc, unsigned int width, unsigned int height,
+			       bool from_user)
+{
+	return kmsvt_con_resize(vc, width, height);
+}
+
+static int kmsvt_con_font_default_op(struct vc_data *vc, struct console_font *font,
+				     const char *name)
+{
+	return kmsvt_con_font_default(vc, font, name);
+}
+#else
+static void kmsvt_con_putc(struct vc_data *vc, int c, int y, int x)
+{
+	kmsvt_con_dirty();
+}
+
+static void kmsvt_con_putcs(struct vc_data *vc, const unsigned short *s, int count, int y,
+			    int x)
+{
+	kmsvt_con_dirty();
+}
+
+static void kmsvt_con_cursor(struct vc_data *vc, int mode)
+{
+	kmsvt_con_show_cursor(vc, mode == CM_DRAW);
+}
+
+static int kmsvt_con_blank(struct vc_data *vc, int blank, int mode_switch)
+{
+	return kmsvt_con_blank_screen(vc, blank, mode_switch);
+}
+
+/* Before 6.9 fonts come with 32 bytes a glyph. */
+static int kmsvt_con_font_set_op(struct vc_data *vc, struct console_font *font,
+				 unsigned int flags)
+{
+	return kmsvt_con_font_set(vc, font, 32);
+}
+
+static int kmsvt_con_font_get_op(struct vc_data *vc, struct console_font *font)
+{
+	return kmsvt_con_font_get(vc, font, 32);
+}
+
+static int kmsvt_con_resize_op(struct vc_data *vc, unsigned int width, unsigned int height,
+			       unsigned int user)
+{
+	return kmsvt_con_resize(vc, width, height);
+}
+
+static int kmsvt_con_font_default_op(struct vc_data *vc, struct console_font *font, char *name)
+{
+	return kmsvt_con_font_default(vc, font, name);
+}
+#endif
+
+/* No .owner: every bound VT would pin the module; removal unbinds them instead. */
+static const struct consw kmsvt_consw = {
+	.con_startup = kmsvt_con_startup,
+	.con_init = kmsvt_con_init,
+	.con_deinit = kmsvt_con_deinit,
+	.con_clear = kmsvt_con_clear,
+	.con_putc = kmsvt_con_putc,
+	.con_putcs = kmsvt_con_putcs,
+	.con_cursor = kmsvt_con_cursor,
+	.con_scroll = kmsvt_con_scroll,
+	.con_switch = kmsvt_con_switch,
+	.con_blank = kmsvt_con_blank,
+	.con_font_set = kmsvt_con_font_set_op,
+	.con_font_get = kmsvt_con_font_get_op,
+	.con_font_default = kmsvt_con_font_default_op,
+	.con_resize = kmsvt_con_resize_op,
+	.con_set_palette = kmsvt_con_set_palette,
+};
+
+/* ---- attach to a device ---- */
+
+/*
+ * Take every VT from fbcon (which took them when the framebuffer was
+ * registered).  One device has the VTs; another one's framebuffer stays
+ * with fbcon.
+ */
+void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info)
+{
+	struct kmsvt_con *con = &kmsvt_con;
+	int ret;
+
+	if (!kmsvt_vtcon || con->kdev)
+		return;
+	console_lock();
+	con->kdev = kdev;
+	con->info = info;
+	con->shown_vc = -1;
+	con->cursor_x = -1;
+	con->blanked = false;
+	con->suspended = false;
+	con->font.data = font_vga_8x16.data;
+	con->font.height = font_vga_8x16.height;
+	init_irq_work(&con->kick, kmsvt_con_kick);
+	INIT_DELAYED_WORK(&con->draw, kmsvt_con_draw);
+	ret = do_take_over_console(&kmsvt_consw, 0, MAX_NR_CONSOLES - 1, 1);
+	if (ret)
+		con->kdev = NULL;
+	console_unlock();
+	if (ret)
+		drm_err(&kdev->drm, "console: cannot take the VTs (%d), fbcon keeps them\n", ret);
+}
+
+/* Give the VTs back (to fbcon, or the system console) before the buffer goes. */
+void kmsvt_con_detach(struct kmsvt_device *kdev)
+{
+	struct kmsvt_con *con = &kmsvt_con;
+
+	if (con->kdev != kdev)
+		return;
+	console_lock();
+	do_unbind_con_driver(&kmsvt_consw, 0, MAX_NR_CONSOLES - 1, 1);
+	do_unregister_con_driver(&kmsvt_consw);
+	con->kdev = NULL;
+	console_unlock();
+	irq_work_sync(&con->kick);
+	cancel_delayed_work_sync(&con->draw);
+	kfree(con->shown);
+	con->shown = NULL;
+	con->shown_cols = 0;
+	con->shown_rows = 0;
+	kfree(con->font.own);
+	con->font.own = NULL;
+}
+
+/* The mode changed (fbset, console lock held): new cell counts. */
+void kmsvt_con_mode_changed(struct kmsvt_device *kdev)
+{
+	if (kmsvt_con.kdev == kdev)
+		kmsvt_con_resize_all();
+}
+
+/* Around a system sleep: no drawing; everything again after resume. */
+void kmsvt_con_set_suspend(struct kmsvt_device *kdev, bool suspend)
+{
+	if (kmsvt_con.kdev != kdev)
+		return;
+	kmsvt_con.suspended = suspend;
+	if (!suspend)
+		kmsvt_con_invalidate();
+}
