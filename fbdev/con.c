@@ -21,6 +21,7 @@
  * It draws into the console's own buffer, which is scanned out only while
  * no DRM master holds the display, so it never reaches a master's picture.
  */
+#include <linux/bitrev.h>
 #include <linux/console.h>
 #include <linux/fb.h>
 #include <linux/font.h>
@@ -44,6 +45,27 @@ static bool kmsvt_vtcon = true;
 module_param_named(vtcon, kmsvt_vtcon, bool, 0444);
 MODULE_PARM_DESC(vtcon, "draw the VTs with kmsvt's own console (default); 0 leaves them to fbcon (for fbcon=rotate or fbcon=map)");
 
+static unsigned int kmsvt_con_rotate;
+
+static int kmsvt_con_set_rotate(const char *val, const struct kernel_param *kp)
+{
+	unsigned int rotate;
+
+	if (kstrtouint(val, 0, &rotate) || rotate > FB_ROTATE_CCW) {
+		pr_err(KMSVT_NAME ": rotate=%s is not supported (use 0 to 3)\n", val);
+		return -EINVAL;
+	}
+	return param_set_uint(val, kp);
+}
+
+static const struct kernel_param_ops kmsvt_con_rotate_ops = {
+	.set = kmsvt_con_set_rotate,
+	.get = param_get_uint,
+};
+
+module_param_cb(rotate, &kmsvt_con_rotate_ops, &kmsvt_con_rotate, 0444);
+MODULE_PARM_DESC(rotate, "turn kmsvt's console as fbcon=rotate does: 0 upright (default), 1 clockwise, 2 upside down, 3 counter-clockwise");
+
 /* The font: 8 pixels wide, 256 glyphs, @height rows of one byte each. */
 struct kmsvt_con_font {
 	u32 height;
@@ -51,10 +73,15 @@ struct kmsvt_con_font {
 	u8 *own;		/* from KDFONTOP, freed when replaced */
 };
 
+struct kmsvt_con_rect {
+	u32 x, y, w, h;
+};
+
 struct kmsvt_con {
 	struct kmsvt_device *kdev;	/* NULL while no device has the VTs */
 	struct fb_info *info;		/* the buffer drawn into */
 	struct kmsvt_con_font font;
+	u32 rotate;			/* FB_ROTATE_*, fixed while attached */
 	struct irq_work kick;
 	struct delayed_work draw;
 	unsigned long last_draw;	/* jiffies */
@@ -63,7 +90,7 @@ struct kmsvt_con {
 	int shown_vc;
 	u16 *shown;			/* cells as drawn, @shown_cols per row */
 	u32 shown_cols, shown_rows;
-	u32 shown_top;			/* first row below the oops banner */
+	u32 shown_banner;		/* screen rows of the oops banner, left alone */
 	u32 palette[16];		/* the VT's palette, in the buffer's format */
 	int cursor_x, cursor_y;		/* where the cursor was drawn, or -1 */
 	u32 cursor_rows;
@@ -81,14 +108,25 @@ static bool kmsvt_con_is_ours(const struct vc_data *vc)
 	return vc && vc->vc_sw == &kmsvt_consw;
 }
 
+/* The text's size in pixels: the screen's, turned. */
+static u32 kmsvt_con_text_width(const struct kmsvt_con *con)
+{
+	return con->rotate & 1 ? con->info->var.yres : con->info->var.xres;
+}
+
+static u32 kmsvt_con_text_height(const struct kmsvt_con *con)
+{
+	return con->rotate & 1 ? con->info->var.xres : con->info->var.yres;
+}
+
 static u32 kmsvt_con_cols(const struct kmsvt_con *con)
 {
-	return con->info->var.xres / 8;
+	return kmsvt_con_text_width(con) / 8;
 }
 
 static u32 kmsvt_con_rows(const struct kmsvt_con *con)
 {
-	return con->info->var.yres / con->font.height;
+	return kmsvt_con_text_height(con) / con->font.height;
 }
 
 /* Console calls: draw soon.  Lock-free, and safe from any context. */
@@ -143,39 +181,111 @@ static u32 kmsvt_con_cursor_rows(const struct vc_data *vc, u32 height)
 }
 
 /*
- * One cell: glyph @c in its colours, the lowest @cursor rows inverted.
- * @ink is the caller's, re-made only when the colours change.
+ * Text coordinates to the screen's: the text is turned as fbcon turns it
+ * with rotate=1 (clockwise), 2 (upside down) or 3 (counter-clockwise).
+ * A rectangle of the text, @r, becomes one of the screen.
  */
-static void kmsvt_con_draw_cell(struct kmsvt_con *con, struct kmsvt_ink *ink, u32 x, u32 y,
-				u16 c, u32 cursor)
+static void kmsvt_con_turn_rect(const struct kmsvt_con *con, struct kmsvt_con_rect *r)
+{
+	const struct fb_var_screeninfo *var = &con->info->var;
+	struct kmsvt_con_rect t = *r;
+
+	switch (con->rotate) {
+	case FB_ROTATE_CW:
+		*r = (struct kmsvt_con_rect){ var->xres - t.y - t.h, t.x, t.h, t.w };
+		break;
+	case FB_ROTATE_UD:
+		*r = (struct kmsvt_con_rect){ var->xres - t.x - t.w, var->yres - t.y - t.h, t.w, t.h };
+		break;
+	case FB_ROTATE_CCW:
+		*r = (struct kmsvt_con_rect){ t.y, var->yres - t.x - t.w, t.h, t.w };
+		break;
+	}
+}
+
+/*
+ * Glyph rows @g (8 pixels wide, @h high) as the screen shows them turned:
+ * rows of up to 32 pixels in @out; returns how many.
+ */
+static u32 kmsvt_con_turn_glyph(const u8 *g, u32 h, u32 rotate, u8 out[][4])
+{
+	u32 i, j;
+
+	if (rotate == FB_ROTATE_UD) {
+		for (i = 0; i < h; i++)
+			out[i][0] = bitrev8(g[h - 1 - i]);
+		return h;
+	}
+	/* Screen row j is a column of the glyph: bottom up (CW) or top down (CCW). */
+	for (j = 0; j < 8; j++) {
+		memset(out[j], 0, sizeof(out[j]));
+		for (i = 0; i < h; i++) {
+			u8 bits = rotate == FB_ROTATE_CW ? g[h - 1 - i] : g[i];
+			u8 col = rotate == FB_ROTATE_CW ? 0x80 >> j : 1 << j;
+
+			if (bits & col)
+				out[j][i / 8] |= 0x80 >> (i % 8);
+		}
+	}
+	return 8;
+}
+
+/*
+ * One cell: glyph @c in its colours, the lowest @cursor rows inverted.
+ * @ink is the caller's, re-made only when the colours change.  Upright
+ * text is drawn straight from the font, a glyph row a pixel row.
+ */
+static void kmsvt_con_draw_cell(struct kmsvt_con *con, struct kmsvt_ink *ink,
+				const struct kmsvt_con_rect *cell, u16 c, u32 cursor)
 {
 	const struct fb_info *info = con->info;
-	u32 h = con->font.height, pitch = info->fix.line_length, cpp = ink->cpp, r;
+	u32 h = con->font.height, pitch = info->fix.line_length, cpp = ink->cpp, r, n, w;
 	u32 fg = con->palette[(c >> 8) & 15], bg = con->palette[(c >> 12) & 15];
 	const u8 *glyph = con->font.data + (c & 0xff) * h;
-	u8 __iomem *p = info->screen_base + y * h * pitch + x * 8 * cpp;
+	u8 __iomem *p = info->screen_base + cell->y * pitch + cell->x * cpp;
+	u8 rows[KMSVT_CON_FONT_MAX_HEIGHT], turned[KMSVT_CON_FONT_MAX_HEIGHT][4];
 
 	if (ink->fg != fg || ink->bg != bg)
 		kmsvt_ink_init(ink, cpp, fg, bg);
-	for (r = 0; r < h; r++, p += pitch)
-		kmsvt_ink_row8(ink, p, r >= h - cursor ? ~glyph[r] : glyph[r]);
+	if (con->rotate == FB_ROTATE_UR) {
+		for (r = 0; r < h; r++, p += pitch)
+			kmsvt_ink_row8(ink, p, r >= h - cursor ? ~glyph[r] : glyph[r]);
+		return;
+	}
+	for (r = 0; r < h; r++)
+		rows[r] = r >= h - cursor ? ~glyph[r] : glyph[r];
+	n = kmsvt_con_turn_glyph(rows, h, con->rotate, turned);
+	w = cell->w;
+	for (r = 0; r < n; r++, p += pitch) {
+		kmsvt_ink_bytes(ink, p, turned[r], w / 8);
+		if (w % 8)
+			kmsvt_ink_part(ink, p + w / 8 * 8 * cpp, turned[r][w / 8], w % 8);
+	}
+}
+
+/* Black over a rectangle of the text, except where the oops banner is. */
+static void kmsvt_con_clear_rect(struct kmsvt_con *con, struct kmsvt_con_rect r)
+{
+	const struct fb_info *info = con->info;
+	u32 cpp = info->var.bits_per_pixel / 8, pitch = info->fix.line_length, y;
+
+	kmsvt_con_turn_rect(con, &r);
+	for (y = max(r.y, con->shown_banner); y < r.y + r.h; y++)
+		kmsvt_fill_span(info->screen_base + y * pitch + r.x * cpp, cpp, 0, r.w);
 }
 
 /* The strips right of and below the cells: black, as after a mode change. */
 static void kmsvt_con_clear_margins(struct kmsvt_con *con)
 {
-	const struct fb_info *info = con->info;
-	u32 cpp = info->var.bits_per_pixel / 8, pitch = info->fix.line_length;
-	u32 w = kmsvt_con_cols(con) * 8, h = kmsvt_con_rows(con) * con->font.height, y;
-	u8 __iomem *row = info->screen_base + con->shown_top * con->font.height * pitch;
+	u32 tw = kmsvt_con_text_width(con), th = kmsvt_con_text_height(con);
+	u32 w = con->shown_cols * 8, h = con->shown_rows * con->font.height;
 
-	for (y = con->shown_top * con->font.height; y < info->var.yres; y++, row += pitch)
-		kmsvt_fill_span(row + (y < h ? w * cpp : 0), cpp, 0,
-				y < h ? info->var.xres - w : info->var.xres);
+	kmsvt_con_clear_rect(con, (struct kmsvt_con_rect){ w, 0, tw - w, h });
+	kmsvt_con_clear_rect(con, (struct kmsvt_con_rect){ 0, h, tw, th - h });
 }
 
 /* Start over: a new VT, mode, font, palette or banner. */
-static bool kmsvt_con_reset(struct kmsvt_con *con, struct vc_data *vc, u32 top)
+static bool kmsvt_con_reset(struct kmsvt_con *con, struct vc_data *vc, u32 banner)
 {
 	u32 cols = kmsvt_con_cols(con), rows = kmsvt_con_rows(con), i;
 
@@ -190,7 +300,7 @@ static bool kmsvt_con_reset(struct kmsvt_con *con, struct vc_data *vc, u32 top)
 	}
 	con->shown_cols = cols;
 	con->shown_rows = rows;
-	con->shown_top = top;
+	con->shown_banner = banner;
 	for (i = 0; i < 16; i++)
 		con->palette[i] = kmsvt_con_pack(&con->info->var, vc->vc_palette + 3 * i);
 	/* A glyph and colours no cell has: every cell is drawn. */
@@ -230,8 +340,7 @@ static void kmsvt_con_cursor_at(const struct kmsvt_con *con, const struct vc_dat
 	*rows = 0;
 	*x = -1;
 	*y = -1;
-	if (!con->cursor_on || vc->state.x >= con->shown_cols || vc->state.y >= con->shown_rows ||
-	    vc->state.y < con->shown_top)
+	if (!con->cursor_on || vc->state.x >= con->shown_cols || vc->state.y >= con->shown_rows)
 		return;
 	*rows = kmsvt_con_cursor_rows(vc, con->font.height);
 	if (*rows) {
@@ -252,6 +361,7 @@ static void kmsvt_con_draw_cells(struct kmsvt_con *con, struct vc_data *vc)
 	u32 cols = min(con->shown_cols, vc->vc_cols), rows = min(con->shown_rows, vc->vc_rows);
 	struct kmsvt_ink ink = { .cpp = con->info->var.bits_per_pixel / 8, .fg = 1, .bg = 1 };
 	const u16 *cells = (const u16 *)vc->vc_origin;
+	struct kmsvt_con_rect cell;
 	int cx, cy;
 	u32 crows, x, y;
 
@@ -263,7 +373,7 @@ static void kmsvt_con_draw_cells(struct kmsvt_con *con, struct vc_data *vc)
 		con->cursor_y = cy;
 		con->cursor_rows = crows;
 	}
-	for (y = con->shown_top; y < rows; y++) {
+	for (y = 0; y < rows; y++) {
 		const u16 *row = cells + y * vc->vc_cols;
 		u16 *was = con->shown + y * con->shown_cols;
 
@@ -272,9 +382,14 @@ static void kmsvt_con_draw_cells(struct kmsvt_con *con, struct vc_data *vc)
 
 			if (c == was[x])
 				continue;
+			cell = (struct kmsvt_con_rect){ x * 8, y * con->font.height, 8,
+							con->font.height };
+			kmsvt_con_turn_rect(con, &cell);
+			/* Cells the oops banner covers are left to it, whole. */
+			if (cell.y < con->shown_banner)
+				continue;
 			was[x] = c;
-			kmsvt_con_draw_cell(con, &ink, x, y, c,
-					    x == cx && y == cy ? crows : 0);
+			kmsvt_con_draw_cell(con, &ink, &cell, c, x == cx && y == cy ? crows : 0);
 		}
 	}
 }
@@ -283,17 +398,16 @@ static void kmsvt_con_draw(struct work_struct *work)
 {
 	struct kmsvt_con *con = &kmsvt_con;
 	struct vc_data *vc;
-	u32 top;
+	u32 banner;
 
 	console_lock();
 	vc = kmsvt_con_visible_vc(con);
 	if (!vc)
 		goto out;
-	/* Rows the oops banner covers are left to it, whole. */
-	top = DIV_ROUND_UP(kmsvt_panic_banner_height(con->kdev), con->font.height);
-	if ((con->shown_vc != vc->vc_num || con->shown_top != top ||
+	banner = kmsvt_panic_banner_height(con->kdev);
+	if ((con->shown_vc != vc->vc_num || con->shown_banner != banner ||
 	     con->shown_cols != kmsvt_con_cols(con) || con->shown_rows != kmsvt_con_rows(con) ||
-	     kmsvt_con_palette_changed(con, vc)) && !kmsvt_con_reset(con, vc, top))
+	     kmsvt_con_palette_changed(con, vc)) && !kmsvt_con_reset(con, vc, banner))
 		goto out;
 	kmsvt_con_draw_cells(con, vc);
 	WRITE_ONCE(con->last_draw, jiffies);
@@ -315,7 +429,7 @@ static void kmsvt_con_set_geometry(struct vc_data *vc, bool init)
 	vc->vc_font.width = 8;
 	vc->vc_font.height = con->font.height;
 	vc->vc_font.charcount = 256;
-	vc->vc_scan_lines = con->info->var.yres;
+	vc->vc_scan_lines = kmsvt_con_text_height(con);
 	if (init) {
 		vc->vc_cols = kmsvt_con_cols(con);
 		vc->vc_rows = kmsvt_con_rows(con);
@@ -428,7 +542,7 @@ static int kmsvt_con_font_set(struct vc_data *vc, const struct console_font *fon
 		return -ENODEV;
 	if (font->width != 8 || font->charcount != 256 || !font->height ||
 	    font->height > min(vpitch, KMSVT_CON_FONT_MAX_HEIGHT) ||
-	    con->info->var.yres / font->height < 1)
+	    kmsvt_con_text_height(con) < font->height)
 		return -EINVAL;
 	data = kmalloc_array(256, font->height, GFP_KERNEL);
 	if (!data)
@@ -616,6 +730,7 @@ void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info)
 	console_lock();
 	con->kdev = kdev;
 	con->info = info;
+	con->rotate = kmsvt_con_rotate;
 	con->shown_vc = -1;
 	con->cursor_x = -1;
 	con->blanked = false;

@@ -220,6 +220,34 @@ class Image:
             seen.update(zip(row[0::3 * step], row[1::3 * step], row[2::3 * step]))
         return len(seen)
 
+    def unturned(self, rotate):
+        """The text as it is written, from a screen that fbcon (or kmsvt's
+        console) turned with rotate=1 (clockwise), 2 (upside down) or 3
+        (counter-clockwise)."""
+        w, h, p = self.width, self.height, self.pixels
+        if rotate == 0:
+            return self
+        if rotate == 2:
+            rev = p[::-1]               # pixels reversed, each one's bytes too
+            out = bytearray(len(p))
+            out[0::3], out[1::3], out[2::3] = rev[2::3], rev[1::3], rev[0::3]
+            return Image(w, h, out)
+        if rotate not in (1, 3):
+            raise ValueError('rotate must be 0 to 3, not %r' % rotate)
+        # Text row y is a screen column: right to left read top down (1),
+        # or left to right read bottom up (3).
+        rows = []
+        for ty in range(w):
+            x = w - 1 - ty if rotate == 1 else ty
+            col = bytearray(h * 3)
+            for c in range(3):
+                col[c::3] = p[x * 3 + c::w * 3]
+            if rotate == 3:
+                rev = col[::-1]
+                col[0::3], col[1::3], col[2::3] = rev[2::3], rev[1::3], rev[0::3]
+            rows.append(bytes(col))
+        return Image(h, w, b''.join(rows))
+
     def crop(self, x, y, w, h):
         if x < 0 or y < 0 or w < 0 or h < 0 or x + w > self.width or y + h > self.height:
             raise ValueError('crop %dx%d+%d+%d outside %dx%d' % (w, h, x, y, self.width, self.height))

@@ -158,3 +158,39 @@ def test_bochs_display_device(ctx):
     g.tty_write(CLEAR + "bochs-display works\n")
     g.wait_screen_text("bochs-display works")
     g.assert_no_oops()
+
+
+def _rotated(ctx, name, cmdline, rotate, vtcon="kmsvt"):
+    g = ctx.guest(name, cmdline=cmdline)
+    _console_is_kmsvt(g, vtcon=vtcon)
+    words = ["turned %d: The quick brown fox" % rotate, "jumps over 13 lazy dogs!"]
+    g.tty_write(CLEAR + "\n".join(words) + "\n")
+    img, text = g.wait_screen_text(words, rotate=rotate)
+    check((img.width, img.height) == (1280, 800), "mode %dx%d" % (img.width, img.height))
+    lines = text.split("\n")
+    check(lines[0].startswith(words[0]) and lines[1].startswith(words[1]),
+          "turned text reads %r" % lines[:2])
+    # The VT's size is the turned screen's: 800/8 x 1280/16 when on its side.
+    _, size = g.sh("stty size < /dev/tty1")
+    want = "80 100" if rotate % 2 else "50 160"
+    check(size.strip() == want, "tty1 is %r (rows cols), not %r" % (size.strip(), want))
+    g.assert_no_oops()
+    g.close()
+
+
+def test_rotate_kmsvt(ctx):
+    for rotate in (1, 2, 3):
+        _rotated(ctx, "rotate%d" % rotate, "modargs=rotate=%d" % rotate, rotate)
+
+
+def test_rotate_fbcon(ctx):
+    _rotated(ctx, "fbconrotate2", "fbcon=rotate:2 modargs=vtcon=0", 2,
+             vtcon="frame buffer device")
+
+
+def test_bad_rotate(ctx):
+    g = ctx.guest("badrotate", cmdline="drv=none")
+    st, out = g.sh("modprobe kmsvt rotate=4")
+    check(st != 0, "rotate=4 was accepted: %r" % out)
+    check("rotate=4 is not supported" in g.dmesg(), "no clear message in dmesg")
+    g.assert_no_oops()

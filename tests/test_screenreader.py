@@ -159,6 +159,24 @@ class ReadTextTest(unittest.TestCase):
             with self.subTest(size=(w, h)):
                 self.assertEqual(len(sr.read_text(self.round_trip(w, h))), h // 16)
 
+    def test_unturned(self):
+        # fbcon's turns: text pixel (x, y) of a w x h text shows at
+        # CW (H-1-y, x), UD (W-1-x, H-1-y), CCW (y, H-1-x) of the screen.
+        w, h = 5, 3
+        text = bytes(range(w * h * 3))
+        for rotate in (1, 2, 3):
+            sw, sh = (h, w) if rotate % 2 else (w, h)
+            screen = bytearray(sw * sh * 3)
+            for y in range(h):
+                for x in range(w):
+                    sx, sy = {1: (sw - 1 - y, x), 2: (sw - 1 - x, sh - 1 - y),
+                              3: (y, sh - 1 - x)}[rotate]
+                    screen[(sy * sw + sx) * 3:(sy * sw + sx) * 3 + 3] = \
+                        text[(y * w + x) * 3:(y * w + x) * 3 + 3]
+            with self.subTest(rotate=rotate):
+                back = sr.Image(sw, sh, screen).unturned(rotate)
+                self.assertEqual((back.width, back.height, back.pixels), (w, h, text))
+
     def test_panic_colours(self):
         for fg, bg in (((255, 255, 255), (170, 0, 0)), ((255, 255, 85), (0, 0, 170)),
                        ((0, 0, 0), (170, 170, 170)), ((85, 255, 85), (0, 0, 0))):

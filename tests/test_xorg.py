@@ -5,6 +5,7 @@ import os
 import re
 import time
 
+import screenreader
 import xorg
 from harness import TestFailure, check
 from test_client import debugfs_numbers
@@ -207,4 +208,22 @@ def test_xorg_fast_switching(ctx):
                                                                xx_modesets), flush=True)
     check(xx >= 10 and xx_modesets == 0, "%s: %d modesets in %d X<->X switches" % (
         g.name, xx_modesets, xx))
+    g.assert_no_oops()
+
+
+def test_xorg_killed(ctx):
+    """Xorg killed with SIGKILL 20 times in one boot, each time while it
+    holds the display: each time the console's text is back on the screen."""
+    g = xorg.guest(ctx, "xorg-kills")
+    marker = "console under Xorg"
+    g.tty_write("\033[2J\033[H" + marker + "\n")
+    g.wait_screen_text(marker)
+    for i in range(20):
+        g.start_xorg()
+        deadline = time.monotonic() + 30
+        while screenreader.find_text(g.screendump(), marker):
+            check(time.monotonic() < deadline, "round %d: Xorg never took the display" % i)
+            time.sleep(0.5)
+        g.sh("killall -9 Xorg; while pidof Xorg >/dev/null; do sleep 0.1; done", check=True)
+        g.wait_screen_text(marker, timeout=10)
     g.assert_no_oops()

@@ -6,8 +6,9 @@ interleaved (kmsvt, bochs, kmsvt, bochs, ...) so that drift in the host's
 load hits both flavours alike, and read the guest's own printk timestamps
 (kernel time since boot, seconds) from dmesg:
 
-  start -> fbcon     kernel start to "Console: switching to colour frame
-                     buffer device", i.e. the first fbcon frame
+  start -> fbcon     kernel start to the first "Console: switching to
+                     colour frame buffer device" (or "... kmsvt"), i.e. the
+                     first frame of the console
   init -> fbcon      from "Run /init as init process"
   modprobe -> fbcon  from "kmsvt-init: modprobe <drv>", which the harness's
                      /init writes to /dev/kmsg just before "modprobe $drv"
@@ -16,6 +17,12 @@ load hits both flavours alike, and read the guest's own printk timestamps
                      their PCI probe (after their dependencies have loaded)
   drm -> fbcon       from "[drm] Initialized <driver>" (drm_dev_register):
                      the fbdev emulation and fbcon's takeover
+
+Flavours: kmsvt (its own console on the VTs), kmsvt-fbcon (kmsvt.vtcon=0:
+fbcon on kmsvt's framebuffer, what kmsvt was before it had a console of
+its own) and bochs.  The boots run twice: as they are, and with loglevel=8,
+where every message after the driver's probe is printed on the console
+while the boot goes on (the console's speed shows in the spans).
 
 Every boot must also prove that the console is really up: the benchmark
 writes a marker on /dev/tty1, and it has to be read back from a QEMU
@@ -45,13 +52,17 @@ import harness  # noqa: E402
 import initramfs  # noqa: E402
 import vm  # noqa: E402
 
-FLAVOURS = ("kmsvt", "bochs")
+FLAVOURS = ("kmsvt", "kmsvt-fbcon", "bochs")
 DEFAULT_BOOTS = 5
+LOGLEVEL8_BOOTS = 3
 
+# Each flavour's driver (drv= of the harness's /init) and command line.
+DRIVER = {"kmsvt": "kmsvt", "kmsvt-fbcon": "kmsvt", "bochs": "bochs"}
+CMDLINE = {"kmsvt-fbcon": "modargs=vtcon=0"}
 # What /proc/fb calls fb0 with each flavour.
-FB_NAME = {"kmsvt": "kmsvt", "bochs": "bochs-drmdrmfb"}
+FB_NAME = {"kmsvt": "kmsvt", "kmsvt-fbcon": "kmsvt", "bochs": "bochs-drmdrmfb"}
 # "[drm] Initialized <name> ..." for each flavour.
-DRM_NAME = {"kmsvt": "kmsvt", "bochs": "bochs-drm"}
+DRM_NAME = {"kmsvt": "kmsvt", "kmsvt-fbcon": "kmsvt", "bochs": "bochs-drm"}
 
 # Written by the harness's /init (tests/initramfs.py) right before modprobe.
 KMSG_MARK = "kmsvt-init: modprobe"
@@ -64,7 +75,7 @@ MARKERS = (
     ("modprobe", re.compile(r"^" + re.escape(KMSG_MARK) + r" ")),
     ("probe", re.compile(r"^\S+ 0000:00:02\.0: vgaarb: deactivate vga console")),
     ("initialized", re.compile(r"^\[drm\] Initialized (\S+)")),
-    ("fbcon", re.compile(r"^Console: switching to colour frame buffer device")),
+    ("fbcon", re.compile(r"^Console: switching to colour (frame buffer device|kmsvt) ")),
 )
 
 # Columns of the table: (key in Sample.times, heading).
@@ -85,7 +96,7 @@ class BenchError(Exception):
 def images(rel, flavours=FLAVOURS):
     """Build (once) the benchmark's initramfs for each flavour.  The tag keeps
     them apart from the images the test suite builds concurrently."""
-    return {fl: harness.initrd(rel, fl, tag="bench-" + fl) for fl in flavours}
+    return {fl: harness.initrd(rel, DRIVER[fl], tag="bench-" + DRIVER[fl]) for fl in flavours}
 
 
 def staged_module(rel):
@@ -177,10 +188,12 @@ def record_failure(sample):
     sample.reason = "%s: %s" % (type(e).__name__, first[:200])
 
 
-def boot_once(rel, flavour, index, image, timeout=120):
+def boot_once(rel, flavour, index, image, timeout=120, extra=""):
     s = Sample(rel, flavour, index)
-    name = "%s-bench-%s-%d" % (rel, flavour, index)
-    g = harness.Guest(rel, image, cmdline="drv=" + flavour, name=name)
+    name = "%s-bench-%s%s-%d" % (rel, flavour, "-" + extra.replace("=", "") if extra else "",
+                                 index)
+    cmdline = " ".join(p for p in ("drv=" + DRIVER[flavour], CMDLINE.get(flavour), extra) if p)
+    g = harness.Guest(rel, image, cmdline=cmdline, name=name)
     try:
         g.start()
         g.boot(timeout=timeout)
@@ -257,8 +270,8 @@ def table_rows(samples, flavours=FLAVOURS):
         rows.append([fl, str(r["n"]), str(r["failed"]), fmt(meds[fl]["start_fbcon"]),
                      fmt(min(st) if st else None), fmt(max(st) if st else None)]
                     + [fmt(meds[fl][k]) for k, _ in SPANS if k != "start_fbcon"])
-    if len(flavours) == 2:
-        a, b = flavours
+    b = flavours[-1]
+    for a in flavours[:-1]:
         rows.append(["%s/%s" % (a, b), "", "",
                      fmt(_ratio(meds[a]["start_fbcon"], meds[b]["start_fbcon"])), "", ""]
                     + [fmt(_ratio(meds[a][k], meds[b][k])) for k, _ in SPANS
@@ -277,19 +290,20 @@ def text_table(title, head, rows):
     return "\n".join(lines)
 
 
-def format_table(rel, samples, flavours=FLAVOURS):
+def format_table(rel, samples, flavours=FLAVOURS, extra=""):
     head, rows = table_rows(samples, flavours)
-    return text_table("kernel %s: boot to first fbcon frame, seconds of guest time "
-                      "(host wall: QEMU start to init ready)" % rel, head, rows)
+    return text_table("kernel %s%s: boot to first console frame, seconds of guest time "
+                      "(host wall: QEMU start to init ready)" % (
+                          rel, ", " + extra if extra else ""), head, rows)
 
 
-def format_markdown(rel, samples, flavours=FLAVOURS):
+def format_markdown(rel, samples, flavours=FLAVOURS, extra=""):
     head, rows = table_rows(samples, flavours)
-    lines = ["Kernel `%s`:" % rel, "",
+    lines = ["Kernel `%s`%s:" % (rel, ", `%s`" % extra if extra else ""), "",
              "| " + " | ".join(head) + " |",
              "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
     for r in rows:
-        if r is rows[-1] and len(flavours) == 2:
+        if "/" in r[0]:
             r = ["**%s**" % c if c else c for c in r]
         lines.append("| " + " | ".join(r) + " |")
     return "\n".join(lines)
@@ -327,15 +341,25 @@ def run_kernels(name, title, kernels, run_kernel, format_table, format_markdown,
 
 
 def run_all(kernels, boots=None, markdown=False, log=print):
-    """The boot-to-console benchmark (what tests/bench/run.py calls);
-    returns the number of failed boots."""
-    boots = boots or DEFAULT_BOOTS
-    log("boot-to-console: %d boots per flavour, interleaved %s" % (boots, ", ".join(FLAVOURS)))
-    return run_kernels("boot", "boot to first fbcon frame", kernels,
-                       lambda rel: bench_kernel(rel, boots, log=log), format_table,
-                       format_markdown, markdown, log,
-                       lambda s: os.path.join(vm.LOGDIR, "%s-bench-%s-%d.serial.log" % (
-                           s.rel, s.flavour, s.index)))
+    """The boot-to-console benchmark (what tests/bench/run.py calls), as
+    booted and with loglevel=8; returns the number of failed boots."""
+    bad = 0
+    for extra, n in (("", boots or DEFAULT_BOOTS), ("loglevel=8", boots or LOGLEVEL8_BOOTS)):
+        log("boot-to-console%s: %d boots per flavour, interleaved %s" % (
+            " with " + extra if extra else "", n, ", ".join(FLAVOURS)))
+
+        def run(rel, fl, i, image, extra=extra):
+            return boot_once(rel, fl, i, image, extra=extra)
+
+        bad += run_kernels(
+            "boot", "boot to first console frame" + (", " + extra if extra else ""), kernels,
+            lambda rel, run=run, n=n: bench_kernel(rel, n, log=log, run=run),
+            lambda rel, samples, extra=extra: format_table(rel, samples, extra=extra),
+            lambda rel, samples, extra=extra: format_markdown(rel, samples, extra=extra),
+            markdown, log,
+            lambda s, extra=extra: os.path.join(vm.LOGDIR, "%s-bench-%s%s-%d.serial.log" % (
+                s.rel, s.flavour, "-" + extra.replace("=", "") if extra else "", s.index)))
+    return bad
 
 
 def main(argv=None):

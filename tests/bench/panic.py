@@ -35,8 +35,10 @@ Configurations, per kernel (counts are the defaults):
           panic on the screen only, as on a user's machine.  D and P are
           then read from guest memory (kmsvt_last_panic, found in
           /proc/kallsyms before the crash, read with QEMU's memsave)
-  full    the same as log with the console left full (the boot log): fbcon
-          scrolls at every line the kernel prints, 5 boots
+  full    the same as log with the console left full (the boot log): the
+          console scrolls at every line the kernel prints, 5 boots
+  fbconfull the same with fbcon on the VTs (kmsvt.vtcon=0), which redraws
+          the whole screen for every line, 5 boots
   qr      panic_screen=qr,  -smp 1, 5 boots
   smp2    panic_screen=log, -smp 2, 5 boots
   smp2tsc the same with tsc=reliable, 5 boots: with -smp 2 the guest marks
@@ -125,16 +127,17 @@ KERNEL_PRINT_END = "Kernel Offset:"
 
 class Config:
     def __init__(self, key, title, flavour, screen=None, smp=1, small=False, extra="",
-                 clear=True, serial_console=True):
+                 clear=True, serial_console=True, modargs=()):
         self.key, self.title, self.flavour = key, title, flavour
         self.screen, self.smp, self.small, self.extra = screen, smp, small, extra
         self.clear, self.serial_console = clear, serial_console
+        self.modargs = list(modargs) + (["panic_screen=" + screen] if screen else [])
 
     @property
     def cmdline(self):
         parts = ["drv=" + self.flavour, VIDEO]
-        if self.screen:
-            parts.append("modargs=panic_screen=" + self.screen)
+        if self.modargs:
+            parts.append("modargs=" + ",".join(self.modargs))
         if self.extra:
             parts.append(self.extra)
         return " ".join(parts)
@@ -149,6 +152,8 @@ CONFIGS = (
     Config("screenonly", "panic_screen=log, no serial console", "kmsvt", "log",
            serial_console=False),
     Config("full", "panic_screen=log, console full", "kmsvt", "log", small=True, clear=False),
+    Config("fbconfull", "panic_screen=log, console full, fbcon (vtcon=0)", "kmsvt", "log",
+           small=True, clear=False, modargs=("vtcon=0",)),
     Config("qr", "panic_screen=qr", "kmsvt", "qr", small=True),
     Config("smp2", "panic_screen=log, -smp 2", "kmsvt", "log", smp=2, small=True),
     Config("smp2tsc", "panic_screen=log, -smp 2, tsc=reliable", "kmsvt", "log", smp=2,
