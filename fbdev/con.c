@@ -195,7 +195,8 @@ static void kmsvt_con_turn_rect(const struct kmsvt_con *con, struct kmsvt_con_re
 		*r = (struct kmsvt_con_rect){ var->xres - t.y - t.h, t.x, t.h, t.w };
 		break;
 	case FB_ROTATE_UD:
-		*r = (struct kmsvt_con_rect){ var->xres - t.x - t.w, var->yres - t.y - t.h, t.w, t.h };
+		*r = (struct kmsvt_con_rect){ var->xres - t.x - t.w, var->yres - t.y - t.h,
+					      t.w, t.h };
 		break;
 	case FB_ROTATE_CCW:
 		*r = (struct kmsvt_con_rect){ t.y, var->yres - t.x - t.w, t.h, t.w };

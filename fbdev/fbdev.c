@@ -504,6 +504,25 @@ err_release:
 	return ret;
 }
 
+/* Every CRTC the console lights shows its buffer; the size of the largest mode in @w, @h. */
+static void kmsvt_fbdev_use_buffer(struct kmsvt_fbdev *fbdev, u32 *w, u32 *h)
+{
+	struct drm_client_dev *client = &fbdev->client;
+	struct drm_mode_set *modeset;
+
+	mutex_lock(&client->modeset_mutex);
+	drm_client_for_each_modeset(modeset, client) {
+		if (!modeset->mode)
+			continue;
+		modeset->fb = fbdev->buffer->fb;
+		if (w)
+			*w = max_t(u32, *w, modeset->mode->hdisplay);
+		if (h)
+			*h = max_t(u32, *h, modeset->mode->vdisplay);
+	}
+	mutex_unlock(&client->modeset_mutex);
+}
+
 /* Pick modes for the connectors, and one buffer that covers all of them. */
 static int kmsvt_fbdev_setup(struct kmsvt_fbdev *fbdev)
 {
@@ -540,26 +559,48 @@ static int kmsvt_fbdev_setup(struct kmsvt_fbdev *fbdev)
 	fbdev->pinned = true;
 	WRITE_ONCE(to_kmsvt(client->dev)->console_size, fbdev->buffer->fb->obj[0]->size);
 
-	mutex_lock(&client->modeset_mutex);
-	drm_client_for_each_modeset(modeset, client)
-		if (modeset->mode)
-			modeset->fb = fbdev->buffer->fb;
-	mutex_unlock(&client->modeset_mutex);
-
+	kmsvt_fbdev_use_buffer(fbdev, NULL, NULL);
 	ret = kmsvt_fbdev_restore(client);
 	if (ret)
 		return ret;
 	return kmsvt_fbdev_register(fbdev);
 }
 
+/*
+ * A re-probe: the connectors' preferred modes again, among those that fit
+ * the console's buffer (it is never replaced, see kmsvt_fb_check_var()),
+ * and the console takes the new size, as fbset would set it.
+ */
 static int kmsvt_fbdev_hotplug(struct drm_client_dev *client)
 {
 	struct kmsvt_fbdev *fbdev = to_fbdev(client);
+	const struct drm_framebuffer *fb;
+	struct fb_var_screeninfo var;
+	u32 w = 0, h = 0;
+	int ret;
 
-	/* The console keeps its first buffer; a new mode just gets restored. */
-	if (fbdev->info)
+	if (!fbdev->info)
+		return 0;
+	fb = fbdev->buffer->fb;
+	ret = drm_client_modeset_probe(client, fb->width, fb->height);
+	if (ret)
+		return ret;
+	kmsvt_fbdev_use_buffer(fbdev, &w, &h);
+	if (!w || !h)
 		return kmsvt_fbdev_restore(client);
-	return 0;
+
+	/* The console reads its new size from the var being shown. */
+	console_lock();
+	var = fbdev->info->var;
+	fbdev->info->var.xres = w;
+	fbdev->info->var.yres = h;
+	fbdev->info->var.xoffset = 0;
+	fbdev->info->var.yoffset = 0;
+	ret = kmsvt_fbdev_show(fbdev, &fbdev->info->var);
+	if (ret)
+		fbdev->info->var = var;
+	console_unlock();
+	return ret;
 }
 
 static void kmsvt_fbdev_unregister(struct drm_client_dev *client)

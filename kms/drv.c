@@ -192,9 +192,16 @@ static int kmsvt_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent
 	ret = kmsvt_panic_init(kdev);
 	if (ret)
 		return ret;
+	/*
+	 * Before the first probe: 6.1's probe helper marks polling as running
+	 * whether or not it was set up, and would then never start it.
+	 */
+	drm_kms_helper_poll_init(&kdev->drm);
 	ret = drm_dev_register(&kdev->drm, 0);
-	if (ret)
+	if (ret) {
+		drm_kms_helper_poll_fini(&kdev->drm);
 		return ret;
+	}
 	kmsvt_fbdev_init(kdev);
 	return 0;
 }
@@ -203,6 +210,7 @@ static void kmsvt_pci_remove(struct pci_dev *pdev)
 {
 	struct drm_device *drm = pci_get_drvdata(pdev);
 
+	drm_kms_helper_poll_fini(drm);
 	drm_dev_unplug(drm);
 	drm_atomic_helper_shutdown(drm);
 }

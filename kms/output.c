@@ -81,6 +81,38 @@ static int kmsvt_connector_get_modes(struct drm_connector *connector)
 	return count;
 }
 
+static bool kmsvt_edid_same(const struct drm_edid *a, const struct drm_edid *b)
+{
+	const struct edid *ra = a ? drm_edid_raw(a) : NULL, *rb = b ? drm_edid_raw(b) : NULL;
+
+	if (!ra || !rb)
+		return ra == rb;
+	return ra->extensions == rb->extensions &&
+	       !memcmp(ra, rb, (ra->extensions + 1) * EDID_LENGTH);
+}
+
+/*
+ * The display has no hotplug line: the connector is polled, and what can
+ * change is QEMU's EDID (or a debugfs edid_override), e.g. its preferred
+ * mode.  A new one bumps the epoch, and the poll then sends the hotplug
+ * event that has the console pick the new mode.
+ */
+static int kmsvt_connector_detect(struct drm_connector *connector,
+				  struct drm_modeset_acquire_ctx *ctx, bool force)
+{
+	struct kmsvt_device *kdev = to_kmsvt(connector->dev);
+	const struct drm_edid *edid = kmsvt_hw_read_edid(kdev);
+
+	if (kmsvt_edid_same(edid, kdev->edid)) {
+		drm_edid_free(edid);
+	} else {
+		drm_edid_free(kdev->edid);
+		kdev->edid = edid;
+		connector->epoch_counter++;
+	}
+	return connector_status_connected;
+}
+
 static enum drm_mode_status kmsvt_connector_mode_valid(struct drm_connector *connector,
 						       struct drm_display_mode *mode)
 {
@@ -89,6 +121,7 @@ static enum drm_mode_status kmsvt_connector_mode_valid(struct drm_connector *con
 
 static const struct drm_connector_helper_funcs kmsvt_connector_helper_funcs = {
 	.get_modes = kmsvt_connector_get_modes,
+	.detect_ctx = kmsvt_connector_detect,
 	.mode_valid = kmsvt_connector_mode_valid,
 };
 
@@ -121,6 +154,7 @@ int kmsvt_output_init(struct kmsvt_device *kdev)
 	if (ret)
 		return ret;
 	drm_connector_helper_add(connector, &kmsvt_connector_helper_funcs);
+	connector->polled = DRM_CONNECTOR_POLL_CONNECT | DRM_CONNECTOR_POLL_DISCONNECT;
 	drm_connector_attach_edid_property(connector);
 	return drm_connector_attach_encoder(connector, encoder);
 }

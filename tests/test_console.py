@@ -2,6 +2,7 @@
 with kmsvt.vtcon=0), and the text on the console is read back from the
 screendump."""
 import re
+import time
 
 from harness import check
 
@@ -193,4 +194,54 @@ def test_bad_rotate(ctx):
     st, out = g.sh("modprobe kmsvt rotate=4")
     check(st != 0, "rotate=4 was accepted: %r" % out)
     check("rotate=4 is not supported" in g.dmesg(), "no clear message in dmesg")
+    g.assert_no_oops()
+
+
+def edid_1024x768():
+    """An EDID 1.3 block whose preferred (first detailed) timing is VESA's
+    1024x768 at 60 Hz."""
+    e = bytearray(128)
+    e[0:8] = b"\x00\xff\xff\xff\xff\xff\xff\x00"
+    e[8:10] = (11 << 10 | 13 << 5 | 19).to_bytes(2, "big")     # "KMS"
+    e[16], e[17], e[18], e[19] = 1, 2026 - 1990, 1, 3
+    e[20], e[23], e[24] = 0x80, 0x78, 0x02     # digital; preferred timing first
+    e[38:54] = b"\x01" * 16                     # no standard timings
+    # 65 MHz; h 1024 + 320 blank (sync 24 after, 136 wide); v 768 + 38 (3, 6).
+    e[54:72] = bytes([0x64, 0x19, 0x00, 0x40, 0x41, 0x00, 0x26, 0x30, 24, 136, 0x36, 0,
+                      0, 0, 0, 0, 0, 0x18])
+    e[72:90] = b"\x00\x00\x00\xfc\x00" + b"kmsvt 1024\n  "
+    e[90:108] = b"\x00\x00\x00\x10" + bytes(14)
+    e[108:126] = b"\x00\x00\x00\x10" + bytes(14)
+    e[127] = -sum(e) & 0xff
+    return bytes(e)
+
+
+def _wait_mode(g, w, h, text, timeout=40):
+    deadline = time.monotonic() + timeout
+    while True:
+        img = g.screendump()
+        if (img.width, img.height) == (w, h):
+            break
+        check(time.monotonic() < deadline, "still %dx%d, not %dx%d, after %d s" % (
+            img.width, img.height, w, h, timeout))
+        time.sleep(1)
+    g.tty_write(CLEAR + text + "\n")
+    g.wait_screen_text(text)
+    _, size = g.sh("stty size < /dev/tty1")
+    want = "%d %d" % (h // 16, w // 8)
+    check(size.strip() == want, "tty1 is %r (rows cols), not %r" % (size.strip(), want))
+
+
+def test_reprobe_resizes(ctx):
+    # A new EDID (here through debugfs' edid_override) with another
+    # preferred mode: the connector poll sees it and the console takes it.
+    g = ctx.guest("reprobe")
+    _wait_mode(g, 1280, 800, "before the new EDID")
+    override = "/sys/kernel/debug/dri/0/Virtual-1/edid_override"
+    octal = "".join("\\%03o" % b for b in edid_1024x768())
+    # One write(): busybox's printf writes piecemeal, which debugfs refuses.
+    g.sh("printf '%s' > /tmp/edid && cat /tmp/edid > %s" % (octal, override), check=True)
+    _wait_mode(g, 1024, 768, "after the new EDID")
+    g.sh("printf reset > %s" % override, check=True)
+    _wait_mode(g, 1280, 800, "the first EDID again")
     g.assert_no_oops()
