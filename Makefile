@@ -25,7 +25,7 @@ USER_TOOLS := $(patsubst userspace/%.c,$(BUILD)/userspace/%,$(wildcard userspace
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror $(shell pkg-config --cflags libdrm 2>/dev/null)
 USER_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null)
 
-.PHONY: all modules userspace deps run test bench check clean
+.PHONY: all modules userspace deps run test bench check clean install uninstall
 all: modules userspace
 
 modules:
@@ -74,6 +74,11 @@ bench: deps
 
 check:
 	sh scripts/check.sh
+
+# DKMS, modprobe.d and an initramfs-tools hook, for KVER (default: the
+# running kernel); see README, "Install".
+install uninstall:
+	$(if $(KVER),KVER=$(KVER)) $(if $(KSRC),KSRC=$(KSRC)) sh scripts/install.sh $@
 
 clean:
 	rm -rf $(filter-out $(BUILD)/kernels $(BUILD)/rootfs%,$(wildcard $(BUILD)/*))

@@ -19,17 +19,19 @@ import harness  # noqa: E402
 import initramfs  # noqa: E402
 
 GUEST_MODULES = ["test_console", "test_kms", "test_client", "test_memory", "test_switch", "test_seat",
-                 "test_kmscube", "test_xorg", "test_panic", "test_fbdev"]
+                 "test_kmscube", "test_xorg", "test_panic", "test_fbdev", "test_systemd_guest"]
 
 
 def unit_tests():
     """Host tests: the screen reader, make deps' apt transaction (no kernel
-    image, no upgrade), the panic QR encoder and the panic path's rules
-    (builds the module once more per kernel, with gcc's call graph)."""
+    image, no upgrade), DKMS builds for both kernels, the panic QR encoder
+    and the panic path's rules (builds the module once more per kernel,
+    with gcc's call graph)."""
     here = os.path.dirname(os.path.abspath(__file__))
     loader = unittest.defaultTestLoader
     suite = unittest.TestSuite([loader.discover(here, pattern="test_screenreader.py"),
                                 loader.discover(here, pattern="test_deps.py"),
+                                loader.discover(here, pattern="test_install.py"),
                                 loader.discover(here, pattern="test_manpages.py"),
                                 loader.discover(here, pattern="test_panic_path.py"),
                                 loader.discover(os.path.join(here, "qr"), pattern="test_qr.py",

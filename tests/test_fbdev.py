@@ -206,11 +206,17 @@ def known_text(lines=300, width=150):
 
 
 def test_cat_last_screenful(ctx):
-    """A known file cat to tty1 at 32 and at 16 bpp: the last screenful is
-    read back from the screen exactly, character for character."""
+    """A known file cat to tty1 at 32 and at 16 bpp, turned upside down,
+    and the same with fbcon (vtcon=0): the last screenful is read back from
+    the screen exactly, character for character."""
     lines = known_text()
-    for bpp in (32, 16):
-        g = fb_guest(ctx, "cat-%d" % bpp, cmdline="modargs=fbdev_bpp=%d" % bpp,
+    for name, bpp, modargs, extra, rotate in (
+            ("32", 32, "fbdev_bpp=32", "", 0),
+            ("16", 16, "fbdev_bpp=16", "", 0),
+            ("rotate2", 32, "rotate=2", "", 2),
+            ("fbcon-16", 16, "fbdev_bpp=16,vtcon=0", "", 0),
+            ("fbcon-rotate2", 32, "vtcon=0", "fbcon=rotate:2", 2)):
+        g = fb_guest(ctx, "cat-" + name, cmdline=("modargs=%s %s" % (modargs, extra)).strip(),
                      extra_files={"/etc/known.txt": ("\n".join(lines) + "\n").encode()},
                      tag="fbdev-cat")
         _, got = g.sh("cat /sys/class/graphics/fb0/bits_per_pixel")
@@ -221,7 +227,7 @@ def test_cat_last_screenful(ctx):
         want = lines[-49:]
         deadline = time.monotonic() + 20
         while True:
-            rows = screenreader.read_text(g.screendump())
+            rows = screenreader.read_text(g.screendump().unturned(rotate))
             if rows[:49] == want:
                 break
             check(time.monotonic() < deadline, "%s: the screen reads\n%s\nwant\n%s" % (

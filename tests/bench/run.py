@@ -2,7 +2,8 @@
 """Run the kmsvt benchmarks (`make bench`), kmsvt against in-tree bochs,
 on every target kernel (or the releases given), in this order:
 
-  boot   boot to the first fbcon frame (tests/bench/boot.py)
+  boot   boot to the first console frame, as booted and with loglevel=8
+         (tests/bench/boot.py)
   kms    page flips, vblank waits, atomic commits, dumb buffer mmap
          bandwidth and create/destroy with kmsvt-bench (tests/bench/kms.py)
   panic  panic to pixels: 20 boots at 1024x768, fewer with a full console,
@@ -13,8 +14,9 @@ on every target kernel (or the releases given), in this order:
   switch fast user switching under seatd with two kmsvt-session sessions
          and the console: 100 switches of each kind per driver, p50/p95/max
          from the request to the first frame (tests/bench/switch.py)
-  console  256 KiB of varied and of repeated text written to tty1 at
-         1280x800, and the memset floor (tests/bench/console.py)
+  console  256 KiB (then 4 MiB, one boot) of varied and of repeated text
+         written to tty1 at 1280x800, kmsvt's console, fbcon on kmsvt
+         (vtcon=0) and bochs, and the memset floor (tests/bench/console.py)
 
 Each prints one table a kernel, with the ratios kmsvt/bochs where both
 drivers have the number.  --only picks some of them (e.g. --only kms).
@@ -117,9 +119,11 @@ def run_switch(kernels, boots=None, markdown=False, log=print):
 
 
 def run_console(kernels, boots=None, markdown=False, log=print):
-    """Boots per driver and kernel: -n, or console.DEFAULT_BOOTS."""
-    return console.run_all(kernels, boots or console.DEFAULT_BOOTS, console.DEFAULT_SIZE,
-                           markdown, log)
+    """256 KiB in -n (or console.DEFAULT_BOOTS) boots per flavour and kernel,
+    then 4 MiB in one."""
+    return (console.run_all(kernels, boots or console.DEFAULT_BOOTS, console.DEFAULT_SIZE,
+                            markdown, log)
+            + console.run_all(kernels, console.LARGE_BOOTS, console.LARGE_SIZE, markdown, log))
 
 
 # (name, run function) in the order they run.  A run function takes
