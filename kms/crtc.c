@@ -306,6 +306,14 @@ static void kmsvt_crtc_atomic_flush(struct drm_crtc *crtc, struct drm_atomic_sta
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 	if (WARN_ON_ONCE(stale))
 		kmsvt_send_flip_event(kdev, stale);
+	/*
+	 * The primary plane went off (a master's framebuffer removed as it
+	 * closes, or turned off): black needs no vblank to look right.  Done
+	 * at once, the console's restore that follows a close latches at the
+	 * next vblank rather than one later.
+	 */
+	if (!crtc->primary->state->visible)
+		kmsvt_flush_flip(kdev);
 }
 
 /*

@@ -37,7 +37,9 @@ import xorg  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITE = "bookworm"
 PACKAGES = ("systemd", "systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "gcc",
-            "make", "libc6-dev", "procps")
+            "make", "libc6-dev", "procps", "libelf1", "libssl3", "pahole")
+# libelf1 and libssl3: what the kernel headers' kbuild tools link with;
+# pahole: 6.12's headers make BTF for modules where /sys/kernel/btf exists.
 HOSTNAME = "kmsvt-guest"
 # What the user copies and runs: the repository's module and install files.
 INSTALL_FILES = ("Makefile", "dkms.conf", "Kbuild", "kms", "gem", "fbdev", "panic", "scripts")
@@ -90,8 +92,9 @@ def build_base():
 def _add_kernel(root, rel):
     """The guest kernel's files where its Debian packages put them."""
     src = initramfs.kernel_dir(rel)
+    os.makedirs(os.path.join(root, "lib", "modules"), exist_ok=True)
     xorg._run(["cp", "-a", os.path.join(src, "lib", "modules", rel),
-               os.path.join(root, "usr", "lib", "modules", rel)], "copy modules")
+               os.path.join(root, "lib", "modules", rel)], "copy modules")
     for sub in ("usr/src", "usr/lib"):
         for name in os.listdir(os.path.join(src, sub)):
             xorg._run(["cp", "-a", os.path.join(src, sub, name), os.path.join(root, sub, name)],
@@ -100,7 +103,7 @@ def _add_kernel(root, rel):
     mk = os.path.join(root, "usr", "src", "linux-headers-" + rel, "Makefile")
     text = xorg._read(mk)
     xorg._write(mk, "include /usr/src/" + text.split("/usr/src/", 1)[1])
-    build = os.path.join(root, "usr", "lib", "modules", rel, "build")
+    build = os.path.join(root, "lib", "modules", rel, "build")
     if os.path.lexists(build):
         os.unlink(build)
     os.symlink("/usr/src/linux-headers-" + rel, build)
@@ -119,17 +122,19 @@ def _configure(root):
                 "[Service]\nExecStart=\nExecStart=-/sbin/agetty --autologin root --noclear "
                 "%I 115200 linux\n")
     # The harness waits for this line, then talks to the shell.
+    # TERM=dumb: no colours from dmesg, no bracketed paste from bash.
     xorg._write(os.path.join(root, "root", ".profile"),
-                '[ "$(tty)" = /dev/ttyS0 ] && echo KMSVT-INIT-READY\n')
+                'if [ "$(tty)" = /dev/ttyS0 ]; then export TERM=dumb; echo KMSVT-INIT-READY; fi\n')
     xorg._run(["chroot", root, "passwd", "-d", "root"], "passwd -d root")
 
 
 def _chroot(root, cmd, what):
-    """cmd in root/, with /proc, /sys and /dev mounted."""
+    """cmd in root/, with /proc and /dev mounted.  Not /sys: the host's
+    /sys/kernel/btf would have 6.12's kbuild make the module's BTF against
+    the host's kernel."""
     mounts = []
     try:
-        for fs, args in (("proc", ["-t", "proc", "proc"]), ("sys", ["-t", "sysfs", "sys"]),
-                         ("dev", ["--bind", "/dev"])):
+        for fs, args in (("proc", ["-t", "proc", "proc"]), ("dev", ["--bind", "/dev"])):
             point = os.path.join(root, fs)
             xorg._run(["mount"] + args + [point], "mount " + fs)
             mounts.append(point)
@@ -138,7 +143,10 @@ def _chroot(root, cmd, what):
                           "HOME=/root", "/bin/sh", "-c", cmd], what)
     finally:
         for point in reversed(mounts):
-            subprocess.run(["umount", "-l", point], check=False)
+            subprocess.run(["umount", point], check=False)
+        left = xorg._mounts_under(root)
+        if left:
+            raise RuntimeError("still mounted in %s: %s" % (root, left))
 
 
 def build_image_locked(rel):
@@ -201,7 +209,8 @@ def writable_copy(ctx, rel, name):
 
 def boot(ctx, rel, name, disk, initrd, timeout=300):
     """Boot the guest's own systemd from disk; returns the logged-in Guest."""
-    g = harness.Guest(rel, initrd, cmdline="root=/dev/vda rw", mem=1024,
+    # systemd's status lines would mix with the harness's shell on ttyS0.
+    g = harness.Guest(rel, initrd, cmdline="root=/dev/vda rw systemd.show_status=0", mem=1024,
                       extra_args=["-drive", "file=%s,if=virtio,format=raw" % disk],
                       name="%s-%s" % (rel, name))
     ctx.guests.append(g)

@@ -593,6 +593,84 @@ static void bench_pin(struct dev *d)
 	free(shown.v);
 }
 
+/* ---- last close -------------------------------------------------------- */
+
+#define CLOSE_ROUNDS 10
+
+/* The CRTC's framebuffer, read through a file of its own. */
+static int crtc_fb(const struct dev *d, uint32_t *fb)
+{
+	int fd = open(d->path, O_RDWR | O_CLOEXEC);
+	drmModeCrtc *c;
+
+	if (fd < 0)
+		return -errno;
+	c = drmModeGetCrtc(fd, d->crtc);
+	*fb = c ? c->buffer_id : 0;
+	drmModeFreeCrtc(c);
+	close(fd);
+	return c ? 0 : -ENOENT;
+}
+
+/* Open the device again as its master and show a buffer of our own. */
+static int show_own(struct dev *d)
+{
+	int ret;
+
+	d->fd = open(d->path, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0)
+		return -errno;
+	if (!drmIsMaster(d->fd) && drmSetMaster(d->fd))
+		return -errno;
+	ret = buf_create(d, &d->scan[0], 0x00402010);
+	if (!ret && drmModeSetCrtc(d->fd, d->crtc, d->scan[0].fb, 0, 0, &d->conn, 1, &d->mode))
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * How long the console takes to come back when the last DRM master goes:
+ * close() of the device's only open file has the driver give the display
+ * back to its console (a commit of the console's picture), and returns once
+ * that is done.  Each round shows a buffer of its own and closes; then the
+ * CRTC must show the framebuffer it showed before the benchmark (the
+ * console's).  It runs last: it closes the benchmark's own file.
+ */
+static void bench_close(struct dev *d)
+{
+	uint32_t console_fb = d->saved ? d->saved->buffer_id : 0, fb = 0;
+	struct samples t = { 0 };
+	double a, med, max;
+	int ret = 0, back = 0;
+
+	drmModeFreeCrtc(d->saved);
+	d->saved = NULL;
+	for (int i = 0; i < CLOSE_ROUNDS && !ret; i++) {
+		if (i)
+			ret = show_own(d);
+		if (ret)
+			break;
+		a = now();
+		close(d->fd);
+		ret = push(&t, (now() - a) * 1e3);
+		d->fd = -1;
+		memset(d->scan, 0, sizeof(d->scan));
+		ret = ret ? ret : crtc_fb(d, &fb);
+		back += !ret && fb && fb == console_fb;
+	}
+	if (ret) {
+		unsupported("close", -ret, "closing and reopening the device");
+	} else {
+		med_max(t.v, t.n, &med, &max);
+		printf("# close: %d rounds, the console's framebuffer back after %d\n",
+		       CLOSE_ROUNDS, back);
+		metric("close_restore_med_ms", med);
+		metric("close_restore_max_ms", max);
+		metric("close_console_back", back == CLOSE_ROUNDS);
+	}
+	free(t.v);
+}
+
 /* ---- setup and restore ------------------------------------------------- */
 
 static int pick_mode(struct dev *d, const drmModeConnector *c)
@@ -738,6 +816,11 @@ static const struct group groups[] = {
 	  "blocking commit of a freshly written buffer vs. of one shown just\n"
 	  "             before, 12 rounds: scanout_ready_{fresh,resident}_ms\n"
 	  "             (medians) and scanout_ready_move_ms, their difference" },
+	{ "close", bench_close,
+	  "close the device as its only user and last master, 10 rounds:\n"
+	  "             close_restore_{med,max}_ms (close() returns once the console\n"
+	  "             is committed back), close_console_back (1: the CRTC showed\n"
+	  "             the console's framebuffer after every round). Runs last" },
 };
 
 #define N_GROUPS ARRAY_SIZE(groups)
@@ -820,6 +903,13 @@ static int parse(int argc, char **argv, struct dev *d)
 	}
 	if (check_groups("kmsvt-bench", groups, N_GROUPS, argv + optind, argc - optind))
 		return 2;
+	/* close gives up the device: nothing can run after it. */
+	for (int i = optind; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "close")) {
+			fprintf(stderr, "kmsvt-bench: close must be the last group\n");
+			return 2;
+		}
+	}
 	return -1;
 }
 

@@ -86,6 +86,9 @@ METRICS = (
     ("scanout_ready_fresh_ms_1280x800", "the same at " + PIN_MODE),
     ("scanout_ready_resident_ms_1280x800", "the same at " + PIN_MODE),
     ("scanout_ready_move_ms_1280x800", "the same at " + PIN_MODE),
+    ("close_restore_med_ms", "close() of the last master's file: console committed back, median"),
+    ("close_restore_max_ms", "the same, max of 10"),
+    ("close_console_back", "the CRTC showed the console's framebuffer after every close (1/0)"),
 )
 HIDDEN = ("mode_width", "mode_height", "done")
 
