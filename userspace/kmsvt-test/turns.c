@@ -7,6 +7,7 @@
 
 #define TURNS 4
 #define TURN_FLIPS 60
+#define TURN_GAPS 2		/* vblanks a late client may miss in a turn */
 
 /* Client i's colour: one per client, easy to tell apart on screen. */
 static const uint32_t turn_colors[TURNS] = { 0x00c02020, 0x0020c020, 0x002020c0, 0x00c0c020 };
@@ -38,14 +39,18 @@ static int turn_run(struct dev *c, int i)
 	/*
 	 * Vsynced: one vblank apart each (sequence), at the refresh rate
 	 * (event timestamps), and never faster than it (wall clock, which
-	 * also counts the time to the first event, so only as a bound).
+	 * also counts the time to the first event, so only as a bound).  A
+	 * client that answers its event late misses a vblank: under TCG with
+	 * a second guest on the host that happens once or twice in 60 flips,
+	 * so up to TURN_GAPS are tolerated; a driver that flips every other
+	 * vblank fails the rate.
 	 */
 	ret = 0;
 	for (int k = 1; k < f.ngot; k++)
 		ret += f.got[k].seq != f.got[k - 1].seq + 1;
 	span = f.ngot > 1 ? f.got[f.ngot - 1].ts - f.got[0].ts : 0;
 	snprintf(name, sizeof(name), "turns_%d_vsync", i);
-	bad += !check(!ret && span > 0 && within((f.ngot - 1) / span, c->refresh, c->tol) &&
+	bad += !check(ret <= TURN_GAPS && span > 0 && within((f.ngot - 1) / span, c->refresh, c->tol) &&
 		      TURN_FLIPS / wall <= c->refresh * (1 + c->tol), name,
 		      "%.2f flips/s by event time, %.1f by wall clock, refresh %.2f Hz, "
 		      "%d sequence gaps", span > 0 ? (f.ngot - 1) / span : 0, TURN_FLIPS / wall,
