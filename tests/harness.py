@@ -41,6 +41,22 @@ def check(cond, msg):
         raise TestFailure(msg)
 
 
+SCREENSHOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "docs", "screenshots")
+
+
+def screenshot(rel, img, name):
+    """Keep img as docs/screenshots/<name>.png, from the 6.1 guests only (one
+    writer per name); the README shows them."""
+    if not rel.startswith("6.1."):
+        return
+    import ppm2png
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    tmp = os.path.join(SCREENSHOTS, ".%s.png.tmp" % name)
+    ppm2png.to_png(img, tmp)
+    os.replace(tmp, os.path.join(SCREENSHOTS, name + ".png"))
+
+
 def initrd(rel, flavour="kmsvt", tag=None, **kw):
     """Build each (kernel, image tag) once per run; kw as initramfs.build."""
     key = (rel, tag or flavour)

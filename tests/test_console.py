@@ -4,7 +4,7 @@ screendump."""
 import re
 import time
 
-from harness import check
+from harness import check, screenshot
 
 CLEAR = "\033[2J\033[H"
 
@@ -36,6 +36,7 @@ def test_boot_console(ctx):
     # QEMU's EDID prefers 1280x800; fbcon's 8x16 font gives 160x50 cells.
     img, _ = g.wait_screen_text("kmsvt")
     check((img.width, img.height) == (1280, 800), "mode %dx%d" % (img.width, img.height))
+    screenshot(ctx.rel, img, "console")
     g.assert_no_oops()
 
 

@@ -9,7 +9,7 @@ import time
 import screenreader
 import test_kms
 import test_kmscube
-from harness import check
+from harness import check, screenshot
 
 CLEAR = "\033[2J\033[H"
 HOOKS = "modargs=test_hooks=1"
@@ -43,7 +43,8 @@ def test_panic_console(ctx):
     g.tty_write(CLEAR + "console text before the panic\n")
     g.wait_screen_text("console text before the panic")
     crash(g)
-    assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", (1280, 800))
+    img = assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", (1280, 800))
+    screenshot(ctx.rel, img, "panic")
 
 
 def test_panic_hrtimer(ctx):
@@ -184,6 +185,7 @@ def _panic_qr(ctx, screen):
 def test_panic_qr(ctx):
     g, img = _panic_qr(ctx, "qr")
     check(screenreader.find_text(img, "KERNEL PANIC"), "no header over the QR code")
+    screenshot(ctx.rel, img, "panic-qr")
 
 
 def test_panic_qr_and_log(ctx):
