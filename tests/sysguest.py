@@ -71,7 +71,7 @@ def _sources_hash():
 def build_base():
     """debootstrap base/ unless its stamp matches."""
     stamp = os.path.join(DIR, "base.stamp")
-    key = json.dumps({"suite": SUITE, "mirror": xorg.MIRROR, "packages": PACKAGES})
+    key = json.dumps({"suite": SUITE, "mirror": xorg.mirror(), "packages": PACKAGES})
     if xorg._read(stamp) == key and os.path.isdir(BASE):
         return
     debootstrap = xorg._require("debootstrap", "debootstrap")
@@ -81,7 +81,7 @@ def build_base():
     os.makedirs(cache, exist_ok=True)
     log("debootstrap %s into %s ..." % (",".join(PACKAGES), tmp))
     _, secs = xorg._run([debootstrap, "--variant=minbase", "--cache-dir=" + cache,
-                         "--include=" + ",".join(PACKAGES), SUITE, tmp, xorg.MIRROR],
+                         "--include=" + ",".join(PACKAGES), SUITE, tmp, xorg.mirror()],
                         "debootstrap")
     log("debootstrap took %.0f s" % secs)
     xorg._remove_tree(BASE)

@@ -4,7 +4,7 @@ that run Xorg on kmsvt from the busybox initramfs.
 build_image() makes (once, cached under build/rootfs-xorg/ with stamps)
 
   root/       debootstrap --variant=minbase bookworm with PACKAGES, from
-              deb.debian.org only
+              the Debian mirror the host's apt uses (mirror())
   fonts/      kmsvt-console.bdf: the kernel's font_8x16 (the very glyphs the
               screen reader matches, from screenreader.load_font()) as an
               X core font; bdftopcf and mkfontdir run inside root/ and put
@@ -35,7 +35,6 @@ import initramfs  # noqa: E402
 import screenreader  # noqa: E402
 
 SUITE = "bookworm"
-MIRROR = "http://deb.debian.org/debian"
 PACKAGES = ("xserver-xorg-core", "xterm", "x11-xserver-utils", "procps", "xfonts-utils")
 # Bump when the way root/ or the image is made changes.
 LAYOUT = 1
@@ -163,8 +162,19 @@ def _run(args, what, **kw):
     return p.stdout, time.monotonic() - t0
 
 
+def mirror(suite=SUITE):
+    """The Debian mirror the host's apt already uses for suite, as make deps
+    finds it (apt-cache policy): the project names no mirror of its own."""
+    out, _ = _run(["apt-cache", "policy"], "apt-cache policy")
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[2] == suite + "/main" and f[1].startswith(("http:", "https:")):
+            return f[1]
+    raise XorgError("no %s/main mirror in the host's apt sources (apt-cache policy)" % suite)
+
+
 def _root_key():
-    return json.dumps({"suite": SUITE, "mirror": MIRROR, "packages": sorted(PACKAGES),
+    return json.dumps({"suite": SUITE, "mirror": mirror(), "packages": sorted(PACKAGES),
                        "variant": "minbase", "layout": LAYOUT}, sort_keys=True)
 
 
@@ -184,7 +194,7 @@ def build_root():
     os.makedirs(cache, exist_ok=True)
     log("debootstrap %s (%s) into %s ..." % (SUITE, ",".join(PACKAGES), tmp))
     out, secs = _run([debootstrap, "--variant=minbase", "--cache-dir=" + cache,
-                      "--include=" + ",".join(PACKAGES), SUITE, tmp, MIRROR], "debootstrap")
+                      "--include=" + ",".join(PACKAGES), SUITE, tmp, mirror()], "debootstrap")
     left = _mounts_under(tmp)
     if left:
         raise XorgError("debootstrap left mounts behind: %s" % left)
