@@ -41,13 +41,9 @@ for p in (TESTS, BENCH):
 
 import harness  # noqa: E402
 import initramfs  # noqa: E402
+from boot import CMDLINE, DRIVER, FLAVOURS  # noqa: E402  (the same three flavours)
 from test_client import CLEAR  # noqa: E402
 
-FLAVOURS = ("kmsvt", "kmsvt-fbcon", "bochs")
-# kmsvt-fbcon: kmsvt with fbcon on the VTs (kmsvt.vtcon=0), what it was
-# before it had a console driver of its own.
-DRIVER = {"kmsvt": "kmsvt", "kmsvt-fbcon": "kmsvt", "bochs": "bochs"}
-CMDLINE = {"kmsvt-fbcon": "modargs=vtcon=0"}
 DEFAULT_BOOTS = 2
 DEFAULT_SIZE = 256 * 1024
 # make bench also writes 4 MiB, in one boot per flavour (bochs takes minutes).
