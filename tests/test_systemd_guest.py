@@ -3,8 +3,7 @@ with the README's commands (`make install`: DKMS, modprobe.d, initramfs
 hook; tests/sysguest.py), boots by itself: udev binds kmsvt by modalias
 from the initramfs on, bochs stays unloaded, getty's login prompt is read
 on the screen, and a panic shows kmsvt's panic screen.
-uninstalled_guest_boots_bochs (not yet in the suite) runs `make uninstall`
-in the guest and boots the same disk on the in-tree bochs driver."""
+test_uninstalled_guest_boots_bochs runs `make uninstall` in the guest and boots the same disk on the in-tree bochs driver."""
 import os
 import re
 
@@ -47,9 +46,7 @@ def test_installed_guest_boots_kmsvt(ctx):
     assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", (1280, 800))
 
 
-# Not collected yet (issue 11): update-initramfs in the TCG guest takes
-# minutes, and the reboot after it has not been confirmed to come up.
-def uninstalled_guest_boots_bochs(ctx):
+def test_uninstalled_guest_boots_bochs(ctx):
     disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "uninstall")
     g = sysguest.boot(ctx, ctx.rel, "sys-uninstall", disk, initrd)
     check(_driver(g) == "kmsvt", "card0 is driven by %r before uninstall" % _driver(g))
