@@ -53,6 +53,18 @@ def run_one(rel, name, fn):
         ctx.close()
 
 
+def prepare_jobs(modules, kernels):
+    """The images the selected modules boot, built first, one job each
+    (a module's PREPARE(kernels)), so that no worker sits waiting on
+    another's image lock at its first test."""
+    seen = []
+    for mod in modules:
+        fn = getattr(mod, "PREPARE", None)
+        if fn is not None and fn not in seen:
+            seen.append(fn)
+    return [("-", "prepare %s" % fn.__module__, lambda ctx, fn=fn: fn(kernels)) for fn in seen]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -69,9 +81,10 @@ def main():
         passed, failed = passed + p, failed + f
 
     kernels = args.kernels or initramfs.releases()
-    jobs = []
+    jobs, modules = [], []
     for modname in GUEST_MODULES:
         mod = importlib.import_module(modname)
+        before = len(jobs)
         for name in sorted(n for n, f in vars(mod).items() if n.startswith("test_")
                            and inspect.isfunction(f) and f.__module__ == modname):
             full = "%s.%s" % (modname, name)
@@ -79,13 +92,18 @@ def main():
                 continue
             for rel in kernels:
                 jobs.append((rel, full, getattr(mod, name)))
+        if len(jobs) > before:
+            modules.append(mod)
+    jobs = prepare_jobs(modules, kernels) + jobs
 
     t0 = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futs = [pool.submit(run_one, *j) for j in jobs]
         for fut in concurrent.futures.as_completed(futs):
             rel, name, err, secs = fut.result()
-            if err:
+            if rel == "-" and not err:
+                print("PREP %-22s %s (%.0fs)" % (rel, name, secs), flush=True)
+            elif err:
                 failed += 1
                 print("FAIL %-22s %s (%.0fs)\n%s" % (rel, name, secs, err), flush=True)
             else:

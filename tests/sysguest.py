@@ -217,6 +217,12 @@ def image(rel):
                 fcntl.flock(lk, fcntl.LOCK_UN)
 
 
+def prepare(kernels):
+    """tests/run.py's PREPARE: every kernel's image, before the tests."""
+    for rel in kernels:
+        image(rel)
+
+
 def writable_copy(ctx, rel, name):
     """A copy of rel's image that a guest may change (and keep over a
     reboot), and its initrd."""

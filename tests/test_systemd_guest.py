@@ -12,6 +12,7 @@ import xorg
 from harness import check
 from test_panic import assert_panic_screen
 
+PREPARE = sysguest.prepare
 LOGIN = "%s login:" % sysguest.HOSTNAME
 
 

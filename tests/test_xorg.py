@@ -11,6 +11,7 @@ from harness import TestFailure, check
 from test_client import debugfs_numbers
 from vm import LOGDIR
 
+PREPARE = xorg.prepare
 ROOT_RGB = (0x12, 0x34, 0x56)
 XTERM_TEXT = "KMSVT XTERM TEXT 42"
 COLS, ROWS = 80, 24

@@ -261,6 +261,11 @@ def build_image_locked():
     return IMAGE
 
 
+def prepare(kernels):
+    """tests/run.py's PREPARE: the image, before the tests that boot it."""
+    build_image()
+
+
 def build_image():
     """Path of the ext4 image, building what is missing or stale.
 
