@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Run the whole kmsvt suite: host unit tests (while the guest images
-are built), then every guest test on every target kernel.  Prints one line a test and, last, "N passed, N failed".
+are built), then every guest test on every target kernel.  Prints one
+line a test and, last, "N passed, N failed".
 
 usage: tests/run.py [-j JOBS] [-k SUBSTRING] [KERNEL_RELEASE ...]
 """
