@@ -107,7 +107,26 @@ def xorg_xterm(ctx, flavour="kmsvt"):
 
 
 def test_xorg_xterm(ctx):
-    xorg_xterm(ctx, "kmsvt")
+    """Xorg with an xterm; then the screen saver's DPMS off (the
+    connector's DPMS property: the CRTC goes inactive, the screen black)
+    and on again (the same picture back)."""
+    g, _ = xorg_xterm(ctx, "kmsvt")
+    before = g.screendump()
+    g.xsh("xset dpms force off", check=True)
+    _, state = g.sh("cat /sys/class/drm/card0-Virtual-1/dpms", check=True)
+    check(state.strip() == "Off", "connector DPMS after xset dpms force off: %r" % state)
+    img = g.screendump()
+    check((img.width, img.height) == (1280, 800), "screen %dx%d with DPMS off"
+          % (img.width, img.height))
+    black = xorg.colour_count(img, (0, 0, 0))
+    check(black == img.width * img.height, "DPMS off: %d of %d pixels black"
+          % (black, img.width * img.height))
+    g.xsh("xset dpms force on", check=True)
+    _, state = g.sh("cat /sys/class/drm/card0-Virtual-1/dpms", check=True)
+    check(state.strip() == "On", "connector DPMS after xset dpms force on: %r" % state)
+    img = g.screendump()
+    check(img.pixels == before.pixels, "DPMS on: the picture is not the one before DPMS off")
+    g.assert_no_oops()
 
 
 # Three users, each with an X server on a VT of their own, root colour and
