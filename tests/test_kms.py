@@ -11,11 +11,15 @@ from harness import check
 CLEAR = "\033[2J\033[H"
 
 
+# libdrm's own test programs (Debian's libdrm-tests) besides modetest.
+LIBDRM_TESTS = ("vbltest", "proptest", "modeprint", "drmdevice")
+
+
 def kms_programs():
-    tools = [shutil.which("modetest")]
-    check(tools[0], "modetest missing: run make deps (libdrm-tests)")
+    tools = [shutil.which(t) for t in ("modetest",) + LIBDRM_TESTS]
+    check(all(tools), "libdrm-tests missing: run make deps")
     tools.append(os.path.join(initramfs.BUILD, "userspace", "kmsvt-info"))
-    check(os.path.exists(tools[1]), "kmsvt-info not built: run make")
+    check(os.path.exists(tools[-1]), "kmsvt-info not built: run make")
     return tools
 
 
@@ -44,6 +48,31 @@ def test_kms_info(ctx):
         check(int(w) % 8 == 0, "mode width %s not a multiple of 8" % w)
     st, out = g.sh("modetest -M kmsvt -c")
     check(st == 0 and "Virtual-1" in out, "modetest -c: %r" % out[-2000:])
+    libdrm_tests(g, info)
+    g.assert_no_oops()
+
+
+def libdrm_tests(g, info):
+    """libdrm's test programs read the device as kmsvt-info does: the PCI
+    IDs, the connector and its modes, the properties with the EDID, and
+    vblank events at the console mode's rate."""
+    st, out = g.sh("drmdevice")
+    check(st == 0 and re.search(r"vendor_id\s+1234", out) and re.search(r"device_id\s+1111", out),
+          "drmdevice: %r" % out[-2000:])
+    st, out = g.sh("modeprint kmsvt")
+    check(st == 0 and re.search(r"Connector: Virtual-1\s+id\s+: \d+", out)
+          and "conn           : connected" in out and 'Mode: "1024x768"' in out,
+          "modeprint: %r" % out[-2000:])
+    st, out = g.sh("proptest -M kmsvt")
+    for prop in ("DPMS", "EDID", "link-status"):
+        check(st == 0 and re.search(r"^\s*\d+ %s:$" % prop, out, re.M),
+              "proptest: no %s in %r" % (prop, out[-2000:]))
+    check(re.search(r"^\s+00ffffffffffff00", out, re.M), "proptest: no EDID blob: %r" % out[-2000:])
+    refresh = int(re.search(r"mode #\d+ 1280x800@(\d+) preferred", info).group(1))
+    _, out = g.sh("timeout 5 vbltest -M kmsvt")
+    rates = sorted(float(f) for f in re.findall(r"freq: ([\d.]+)Hz", out)[1:])
+    check(len(rates) >= 2 and all(abs(r - refresh) <= 0.02 * refresh for r in rates),
+          "vbltest: %r, console mode refresh %d Hz" % (out[-1000:], refresh))
 
 
 # modetest's SMPTE bars: grey, yellow, cyan are the first three of seven.
