@@ -58,6 +58,7 @@ void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *
 
 	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
 	kdev->pending = *so;
+	kdev->queued_at = ktime_get();
 	kdev->pending_valid = true;
 	kdev->stats.plane_updates++;
 	if (!kdev->vblank_running)
@@ -78,14 +79,51 @@ void kmsvt_queue_blank(struct kmsvt_device *kdev)
 	kmsvt_queue_scanout(kdev, &so);
 }
 
-/* Send a flip's event and drop the vblank reference it held. */
+/*
+ * Complete @e outside a vblank, for a change that took effect just now (a
+ * scanout latched early, a CRTC turned off).  drm_crtc_send_vblank_event()
+ * would stamp it with the last vblank's time, which can be earlier than the
+ * commit that asked for the change; clients time their frames from these
+ * stamps.  So stamp it with the time it took effect, and the number of the
+ * frame that is running.  Caller holds the event lock.
+ */
+static void kmsvt_send_event_now(struct drm_crtc *crtc, struct drm_pending_vblank_event *e)
+{
+	ktime_t now = ktime_get();
+	u64 seq = drm_crtc_vblank_count(crtc);
+	struct timespec64 tv = ktime_to_timespec64(now);
+
+	e->pipe = drm_crtc_index(crtc);
+	switch (e->event.base.type) {
+	case DRM_EVENT_VBLANK:
+	case DRM_EVENT_FLIP_COMPLETE:
+		e->event.vbl.sequence = seq;
+		e->event.vbl.tv_sec = tv.tv_sec;
+		e->event.vbl.tv_usec = tv.tv_nsec / NSEC_PER_USEC;
+		break;
+	case DRM_EVENT_CRTC_SEQUENCE:
+		e->event.seq.sequence = seq;
+		e->event.seq.time_ns = ktime_to_ns(now);
+		break;
+	}
+	drm_send_event_timestamp_locked(crtc->dev, &e->base, now);
+}
+
+/*
+ * Send a flip's event, stamped with the last vblank or, for a scanout
+ * latched after it (@now), with the time it latched; drop the vblank
+ * reference the event held.
+ */
 static void kmsvt_send_flip_event(struct kmsvt_device *kdev,
-				  struct drm_pending_vblank_event *event)
+				  struct drm_pending_vblank_event *event, bool now)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&kdev->drm.event_lock, flags);
-	drm_crtc_send_vblank_event(&kdev->crtc, event);
+	if (now)
+		kmsvt_send_event_now(&kdev->crtc, event);
+	else
+		drm_crtc_send_vblank_event(&kdev->crtc, event);
 	spin_unlock_irqrestore(&kdev->drm.event_lock, flags);
 	drm_crtc_vblank_put(&kdev->crtc);
 }
@@ -113,7 +151,7 @@ static void kmsvt_flush_flip(struct kmsvt_device *kdev)
 	event = kmsvt_latch(kdev);
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 	if (event)
-		kmsvt_send_flip_event(kdev, event);
+		kmsvt_send_flip_event(kdev, event, true);
 }
 
 /*
@@ -133,7 +171,8 @@ static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 {
 	struct kmsvt_device *kdev = container_of(timer, struct kmsvt_device, vblank_timer);
 	struct drm_pending_vblank_event *event;
-	bool running;
+	bool running, late;
+	ktime_t vblank;
 
 	/*
 	 * Forward first, skipping periods a late run missed: the vblank
@@ -141,15 +180,25 @@ static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 	 * missed vblanks from the timestamps.
 	 */
 	hrtimer_forward_now(timer, kdev->frame_period);
+	vblank = ktime_sub(hrtimer_get_expires(timer), kdev->frame_period);
 
+	/*
+	 * The timer runs late when the host is busy (under TCG by several
+	 * milliseconds), and a flip may have been queued between this
+	 * vblank's time and now.  It is latched now all the same (waiting a
+	 * frame more would halve a busy client's rate), but its event says
+	 * when that happened: stamped with this vblank's time it would say
+	 * the frame was shown before it was asked for.
+	 */
 	raw_spin_lock(&kdev->scanout_lock);
+	late = ktime_after(kdev->queued_at, vblank);
 	event = kmsvt_latch(kdev);
 	raw_spin_unlock(&kdev->scanout_lock);
 
-	/* Count this vblank first: the event carries its number and time. */
+	/* Count this vblank first: the event carries its number (and time). */
 	running = drm_crtc_handle_vblank(&kdev->crtc);
 	if (event)
-		kmsvt_send_flip_event(kdev, event);
+		kmsvt_send_flip_event(kdev, event, late);
 	if (running)
 		return HRTIMER_RESTART;
 
@@ -272,7 +321,7 @@ static void kmsvt_crtc_atomic_disable(struct drm_crtc *crtc, struct drm_atomic_s
 	/* Nothing will signal vblank any more: complete a pending event now. */
 	spin_lock_irq(&crtc->dev->event_lock);
 	if (crtc->state->event) {
-		drm_crtc_send_vblank_event(crtc, crtc->state->event);
+		kmsvt_send_event_now(crtc, crtc->state->event);
 		crtc->state->event = NULL;
 	}
 	spin_unlock_irq(&crtc->dev->event_lock);
@@ -296,16 +345,19 @@ static void kmsvt_crtc_atomic_flush(struct drm_crtc *crtc, struct drm_atomic_sta
 
 	if (!crtc->state->active || drm_crtc_vblank_get(crtc)) {
 		spin_lock_irqsave(&crtc->dev->event_lock, flags);
-		drm_crtc_send_vblank_event(crtc, event);
+		kmsvt_send_event_now(crtc, event);
 		spin_unlock_irqrestore(&crtc->dev->event_lock, flags);
 		return;
 	}
 	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
 	stale = kdev->flip_event;
 	kdev->flip_event = event;
+	/* A commit that queued no scanout: its event still waits a vblank. */
+	if (!kdev->pending_valid)
+		kdev->queued_at = ktime_get();
 	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 	if (WARN_ON_ONCE(stale))
-		kmsvt_send_flip_event(kdev, stale);
+		kmsvt_send_flip_event(kdev, stale, true);
 	/*
 	 * The primary plane went off (a master's framebuffer removed as it
 	 * closes, or turned off): black needs no vblank to look right.  Done

@@ -88,6 +88,7 @@ struct kmsvt_device {
 	raw_spinlock_t scanout_lock;	/* protects scanout, pending, flags */
 	struct kmsvt_scanout scanout;
 	struct kmsvt_scanout pending;
+	ktime_t queued_at;		/* when pending or flip_event came */
 	bool pending_valid;
 	/*
 	 * The event of the commit whose scanout is pending: the timer sends it

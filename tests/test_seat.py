@@ -153,6 +153,23 @@ def cycle(g, sessions, n):
     return times
 
 
+def check_event_times(g, names):
+    """No page-flip event of any session was stamped before its flip was
+    asked for (each session counts them; its last enable line says)."""
+    total = 0
+    for name in names:
+        log = g.sh("cat /tmp/%s.log" % name)[1]
+        counts = re.findall(r"; (\d+) flips, (\d+) stamped before their request", log)
+        check(counts, "%s: %s reported no flips: %r" % (g.name, name, log[-500:]))
+        flips, early = map(int, counts[-1])
+        check(early == 0, "%s: %s: %d of %d flip events stamped before their request" % (
+            g.name, name, early, flips))
+        total += flips
+    print("%s: %d flip events across the switches, none stamped before its request" % (
+        g.name, total), flush=True)
+    return total
+
+
 def test_seat_cycle(ctx):
     """alice (VT2), bob (VT3) and the console: 2->3->1->2 a hundred times."""
     g = seat_guest(ctx, "seat-cycle")
@@ -174,6 +191,7 @@ def test_seat_cycle(ctx):
         check(len(revoked) >= 100, "%s: %s was disabled %d times" % (g.name, name, len(revoked)))
         bad = [r for r in revoked if r != ("Permission denied", "Permission denied")]
         check(not bad, "%s: %s in the background was not refused: %r" % (g.name, name, bad[:3]))
+    check_event_times(g, ("alice", "bob"))
     # Screen right after bob was refused: alice's picture only.
     img, text = top_text(g)
     check("kmsvt-session alice" in text and "bob" not in text, "%s: screen %r" % (g.name, text))

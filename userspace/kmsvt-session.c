@@ -70,6 +70,9 @@ struct session {
 	int front;		/* index of the buffer on screen (or last on it) */
 	unsigned long frame, enables;
 	unsigned int busy;	/* EBUSY retries of this enable's first flip */
+	double flip_t;		/* when the pending flip was asked for */
+	unsigned long flips;	/* flip events received */
+	unsigned long early;	/* of those, stamped before their flip's request */
 	double enable_t;	/* when the last enable arrived, CLOCK_MONOTONIC s */
 	bool report_next;	/* the next flip event is the first after an enable */
 	struct font font;
@@ -329,6 +332,7 @@ static void free_buffers(struct session *s)
 
 static int flip_to(struct session *s, int idx)
 {
+	s->flip_t = now();
 	if (drmModePageFlip(s->fd, s->crtc_id, s->buf[idx].fb_id, DRM_MODE_PAGE_FLIP_EVENT, s))
 		return -errno;
 	s->flip_pending = true;
@@ -422,12 +426,19 @@ static void page_flip_done(int fd, unsigned int seq, unsigned int sec, unsigned 
 	(void)fd;
 	(void)seq;
 	s->flip_pending = false;
+	/*
+	 * A frame cannot be shown before it was asked for: count events that
+	 * say otherwise (times are whole microseconds, truncated).
+	 */
+	s->flips++;
+	s->early += t < s->flip_t - 1e-6;
 	if (s->report_next) {
 		s->report_next = false;
 		double ms = 1e3 * (t - s->enable_t);
 
-		printf("%s: enable %lu: first frame %.3f ms after the enable (%u busy)\n",
-		       s->name, s->enables, ms, s->busy);
+		printf("%s: enable %lu: first frame %.3f ms after the enable (%u busy); "
+		       "%lu flips, %lu stamped before their request\n",
+		       s->name, s->enables, ms, s->busy, s->flips, s->early);
 		fflush(stdout);
 		write_status(s, t);
 	}

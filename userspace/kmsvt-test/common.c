@@ -278,6 +278,24 @@ int commit_flip(const struct dev *d, uint32_t fb, uint32_t flags, uint64_t data)
 }
 
 /*
+ * commit_flip() with the next user_data of f, recorded with the time just
+ * before the ioctl (an event must never be stamped earlier) when the
+ * commit is taken.  Returns -errno.
+ */
+int flip_sent(const struct dev *d, struct flips *f, uint32_t fb, uint32_t flags)
+{
+	uint64_t data = f->nsent + 1;
+	double t = now();
+	int ret = commit_flip(d, fb, flags, data);
+
+	if (!ret) {
+		f->sent_t[f->nsent] = t;
+		f->sent[f->nsent++] = data;
+	}
+	return ret;
+}
+
+/*
  * A closed client's buffers go back to VRAM only when the last commit that
  * used them is cleaned up, a frame or two later: retry -ENOSPC for a while.
  */
@@ -408,14 +426,11 @@ int flip_n(struct dev *d, struct flips *f, int n)
 	int ret = 0;
 
 	for (int k = 0; !ret && k < n; k++) {
-		uint64_t data = f->nsent + 1;
-
-		ret = commit_flip(d, d->scan[!d->cur].fb,
-				  DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT, data);
+		ret = flip_sent(d, f, d->scan[!d->cur].fb,
+				DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT);
 		if (ret)
 			break;
 		d->cur = !d->cur;
-		f->sent[f->nsent++] = data;
 		ret = wait_events(d->fd, f, f->nsent, 2000);
 	}
 	return ret;

@@ -2,8 +2,11 @@
 /*
  * kmsvt-test's flip group: nonblocking flips with events between two
  * buffers: every event arrives in commit order, sequence and timestamps
- * increase, a second commit while one is pending gets -EBUSY, flip rate =
- * refresh rate.
+ * increase, no event is stamped before its commit, a second commit while
+ * one is pending gets -EBUSY, flip rate = refresh rate.  Then the events of
+ * commits that turn the plane or the CRTC off, and a blocking commit right
+ * after a nonblocking one: it returns only once the first one's event can
+ * be read.
  */
 #include "kmsvt-test.h"
 
@@ -20,24 +23,52 @@ static int flip_once(struct dev *d, struct flips *f, struct probe *pr)
 {
 	uint32_t flags = DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT;
 	int next = !d->cur, ret;
-	uint64_t data = f->nsent + 1;
 
-	ret = commit_flip(d, d->scan[next].fb, flags, data);
+	ret = flip_sent(d, f, d->scan[next].fb, flags);
 	if (ret)
 		return ret;
-	f->sent[f->nsent++] = data;
 	d->cur = next;
-	ret = commit_flip(d, d->scan[next].fb, flags, data + 1);
+	ret = flip_sent(d, f, d->scan[next].fb, flags);
 	if (ret == -EBUSY) {
 		pr->busy++;
 	} else if (ret == 0) {
-		f->sent[f->nsent++] = data + 1;
 		pr->raced++;
 	} else {
 		pr->other++;
 		pr->last_err = ret;
 	}
 	return wait_events(d->fd, f, f->nsent, 2000);
+}
+
+/*
+ * Each event's time against the time its commit was asked for: an event
+ * must never say a frame was shown before it was asked for.  Events carry
+ * their commit's user_data, its index in f->sent plus one.
+ */
+int flip_check_times(const struct flips *f, const char *name)
+{
+	int early = 0, first = -1;
+	double worst = 0;
+
+	for (int i = 0; i < f->ngot; i++) {
+		uint64_t k = f->got[i].data - 1;
+		double dt;
+
+		if (k >= (uint64_t)f->nsent)
+			continue;
+		/* Event times are whole microseconds: truncated, not rounded. */
+		dt = f->got[i].ts - f->sent_t[k];
+		if (dt < -1e-6) {
+			early++;
+			if (first < 0)
+				first = i;
+			if (dt < worst)
+				worst = dt;
+		}
+	}
+	return check(f->ngot > 0 && !early, name,
+		     "%d of %d events stamped before their commit (first: event %d, worst %.3f ms)",
+		     early, f->ngot, first, worst * 1000);
 }
 
 static void flip_check_events(const struct dev *d, const struct flips *f)
@@ -70,6 +101,7 @@ static void flip_check_events(const struct dev *d, const struct flips *f)
 	       ts > 0 ? f->got[ts].ts : 0, ts > 0 ? f->got[ts - 1].ts : 0);
 	checkq(crtc < 0, "flip_event_crtc", "event %d: crtc %u, want %u", crtc,
 	       crtc < 0 ? d->crtc : f->got[crtc].crtc, d->crtc);
+	flip_check_times(f, "flip_event_not_before_commit");
 }
 
 /* Median time between consecutive events: one frame, if no flip misses its vblank. */
@@ -114,6 +146,87 @@ static void flip_check_rate(const struct dev *d, const struct flips *f, double w
 	      "%u vblanks in %.3f s: %.2f Hz", b->seq - a->seq, span, counter);
 }
 
+/* Is an event waiting on the file right now? */
+static int event_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
+/*
+ * A nonblocking commit with an event that turns the plane off, then at once
+ * a blocking commit that turns it on again: the blocking commit waits for
+ * the one before it, event included, so that event is readable when it
+ * returns.  Both events of the pair (plane off, CRTC off below) are
+ * stamped no earlier than their commits.
+ */
+static void flip_off_then_blocking(struct dev *d, struct flips *f)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	uint64_t data = f->nsent + 1;
+	int ret, readable;
+	double t;
+
+	drmModeAtomicAddProperty(req, d->plane, d->p.fb_id, 0);
+	drmModeAtomicAddProperty(req, d->plane, d->p.crtc_id, 0);
+	t = now();
+	ret = drmModeAtomicCommit(d->fd, req, DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT,
+				  (void *)(uintptr_t)data);
+	drmModeAtomicFree(req);
+	if (!ret) {
+		f->sent_t[f->nsent] = t;
+		f->sent[f->nsent++] = data;
+		ret = commit_mode(d, &d->mode, d->scan[d->cur].fb, d->mode.hdisplay,
+				  d->mode.vdisplay, 0);
+	}
+	readable = !ret && event_readable(d->fd);
+	check(readable, "flip_blocking_waits_for_previous_event",
+	      "%s; the plane-off commit's event %s readable when the blocking commit returned",
+	      ret ? err(ret) : "committed", readable ? "was" : "was not");
+	ret = wait_events(d->fd, f, f->nsent, 2000);
+	check(!ret, "flip_plane_off_event", "%s", err(ret));
+}
+
+/* A nonblocking commit with an event that turns the CRTC off, then on again. */
+static void flip_crtc_off_event(struct dev *d, struct flips *f)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	uint64_t data = f->nsent + 1;
+	double t;
+	int ret;
+
+	drmModeAtomicAddProperty(req, d->crtc, d->p.crtc_active, 0);
+	t = now();
+	ret = drmModeAtomicCommit(d->fd, req, DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT |
+				  DRM_MODE_ATOMIC_ALLOW_MODESET, (void *)(uintptr_t)data);
+	drmModeAtomicFree(req);
+	if (!ret) {
+		f->sent_t[f->nsent] = t;
+		f->sent[f->nsent++] = data;
+		ret = wait_events(d->fd, f, f->nsent, 2000);
+	}
+	check(!ret, "flip_crtc_off_event", "%s", err(ret));
+	d->active = 0;
+	ret = need_active(d);
+	check(!ret, "flip_crtc_on_again", "%s", err(ret));
+}
+
+static void flip_off_events(struct dev *d)
+{
+	struct flips *f = calloc(1, sizeof(*f));
+
+	if (!f || active_or_fail(d, "flip_off_setup")) {
+		free(f);
+		return;
+	}
+	for (int i = 0; i < 5; i++)
+		flip_off_then_blocking(d, f);
+	flip_crtc_off_event(d, f);
+	flip_check_times(f, "flip_off_events_not_before_commit");
+	free(f);
+}
+
 void group_flip(struct dev *d)
 {
 	struct flips *f = calloc(1, sizeof(*f));
@@ -138,4 +251,5 @@ void group_flip(struct dev *d)
 	check(crtc_fb(d, NULL) == d->scan[d->cur].fb, "flip_final_fb",
 	      "crtc shows fb %u, last flip %u", crtc_fb(d, NULL), d->scan[d->cur].fb);
 	free(f);
+	flip_off_events(d);
 }

@@ -82,6 +82,7 @@ struct flip_rec {
 
 struct flips {
 	uint64_t sent[2 * MAX_FLIPS + 16];	/* user_data, in commit order */
+	double sent_t[2 * MAX_FLIPS + 16];	/* CLOCK_MONOTONIC before each commit */
 	struct flip_rec got[2 * MAX_FLIPS + 16];	/* events, in arrival order */
 	int nsent, ngot, overflow;
 };
@@ -106,6 +107,7 @@ int commit_mode(const struct dev *d, const drmModeModeInfo *m, uint32_t fb,
 		uint32_t sw, uint32_t sh, uint32_t flags);
 int commit_off(const struct dev *d, int keep_mode);
 int commit_flip(const struct dev *d, uint32_t fb, uint32_t flags, uint64_t data);
+int flip_sent(const struct dev *d, struct flips *f, uint32_t fb, uint32_t flags);
 int need_active(struct dev *d);
 void release_scanout(struct dev *d);
 int active_or_fail(struct dev *d, const char *name);
@@ -119,6 +121,7 @@ void child_done(pid_t pid, int go, const char *name);
 void group_atomic(struct dev *d);
 
 /* flip.c */
+int flip_check_times(const struct flips *f, const char *name);
 void group_flip(struct dev *d);
 
 /* vblank.c */

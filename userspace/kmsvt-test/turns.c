@@ -55,6 +55,8 @@ static int turn_run(struct dev *c, int i)
 		      "%.2f flips/s by event time, %.1f by wall clock, refresh %.2f Hz, "
 		      "%d sequence gaps", span > 0 ? (f.ngot - 1) / span : 0, TURN_FLIPS / wall,
 		      c->refresh, ret);
+	snprintf(name, sizeof(name), "turns_%d_event_times", i);
+	bad += !flip_check_times(&f, name);
 	snprintf(name, sizeof(name), "turn_%d", i);
 	checkpoint(name);
 	drmDropMaster(c->fd);
