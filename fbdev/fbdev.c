@@ -43,10 +43,8 @@ static void kmsvt_fbdev_free_buffer(struct kmsvt_fbdev *fbdev)
 {
 	if (!fbdev->buffer)
 		return;
-	if (fbdev->pinned) {
-		WRITE_ONCE(to_kmsvt(fbdev->client.dev)->console_size, 0);
-		kmsvt_gem_unpin(fbdev->buffer->fb->obj[0]);
-	}
+	if (fbdev->pinned)
+		kmsvt_gem_unpin_console(fbdev->buffer->fb->obj[0]);
 	drm_client_framebuffer_delete(fbdev->buffer);
 	fbdev->buffer = NULL;
 }
@@ -557,7 +555,6 @@ static int kmsvt_fbdev_setup(struct kmsvt_fbdev *fbdev)
 	if (ret)
 		return ret;
 	fbdev->pinned = true;
-	WRITE_ONCE(to_kmsvt(client->dev)->console_size, fbdev->buffer->fb->obj[0]->size);
 
 	kmsvt_fbdev_use_buffer(fbdev, NULL, NULL);
 	ret = kmsvt_fbdev_restore(client);

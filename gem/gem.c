@@ -97,13 +97,47 @@ s64 kmsvt_gem_vram_offset(struct drm_gem_object *obj)
  */
 int kmsvt_gem_pin_console(struct drm_gem_object *obj)
 {
-	return drm_gem_vram_pin(drm_gem_vram_of_gem(obj),
-				DRM_GEM_VRAM_PL_FLAG_VRAM | DRM_GEM_VRAM_PL_FLAG_TOPDOWN);
+	struct kmsvt_device *kdev = to_kmsvt(obj->dev);
+	int ret;
+
+	ret = drm_gem_vram_pin(drm_gem_vram_of_gem(obj),
+			       DRM_GEM_VRAM_PL_FLAG_VRAM | DRM_GEM_VRAM_PL_FLAG_TOPDOWN);
+	if (ret)
+		return ret;
+	kdev->console_obj = obj;
+	WRITE_ONCE(kdev->console_size, obj->size);
+	return 0;
 }
 
-void kmsvt_gem_unpin(struct drm_gem_object *obj)
+void kmsvt_gem_unpin_console(struct drm_gem_object *obj)
 {
+	struct kmsvt_device *kdev = to_kmsvt(obj->dev);
+
+	WRITE_ONCE(kdev->console_size, 0);
+	kdev->console_obj = NULL;
 	drm_gem_vram_unpin(drm_gem_vram_of_gem(obj));
+}
+
+/* VRAM a buffer takes when pinned for scanout: none more for the console's. */
+static u64 kmsvt_gem_scanout_size(struct kmsvt_device *kdev, const struct drm_framebuffer *fb)
+{
+	return fb->obj[0] == kdev->console_obj ? 0 : fb->obj[0]->size;
+}
+
+/*
+ * Can @fb's buffer be pinned while @old's is still on screen?  A flip keeps
+ * both pinned until it latches, next to the console's buffer.  A pair that
+ * can never fit (framebuffers larger than the mode, for panning) is refused
+ * here, at check, with -ENOSPC, rather than failing to pin in the commit.
+ */
+int kmsvt_gem_check_fb(struct kmsvt_device *kdev, const struct drm_framebuffer *fb,
+		       const struct drm_framebuffer *old)
+{
+	u64 need = kmsvt_gem_scanout_size(kdev, fb) + READ_ONCE(kdev->console_size);
+
+	if (old && old->obj[0] != fb->obj[0])
+		need += kmsvt_gem_scanout_size(kdev, old);
+	return need > kdev->drm.vram_mm->vram_size ? -ENOSPC : 0;
 }
 
 /*

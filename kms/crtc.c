@@ -110,8 +110,8 @@ static void kmsvt_send_event_now(struct drm_crtc *crtc, struct drm_pending_vblan
 }
 
 /*
- * Send a flip's event, stamped with the last vblank or, for a scanout
- * latched after it (@now), with the time it latched; drop the vblank
+ * Send a flip's event, stamped with the vblank that latched it or, for a
+ * scanout latched early (@now), with the time it latched; drop the vblank
  * reference the event held.
  */
 static void kmsvt_send_flip_event(struct kmsvt_device *kdev,
@@ -170,9 +170,9 @@ void kmsvt_crtc_master_drop(struct kmsvt_device *kdev)
 static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 {
 	struct kmsvt_device *kdev = container_of(timer, struct kmsvt_device, vblank_timer);
-	struct drm_pending_vblank_event *event;
-	bool running, late;
+	struct drm_pending_vblank_event *event = NULL;
 	ktime_t vblank;
+	bool running;
 
 	/*
 	 * Forward first, skipping periods a late run missed: the vblank
@@ -185,20 +185,19 @@ static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 	/*
 	 * The timer runs late when the host is busy (under TCG by several
 	 * milliseconds), and a flip may have been queued between this
-	 * vblank's time and now.  It is latched now all the same (waiting a
-	 * frame more would halve a busy client's rate), but its event says
-	 * when that happened: stamped with this vblank's time it would say
-	 * the frame was shown before it was asked for.
+	 * vblank's time and now.  It must not latch here: its event would
+	 * say, with this vblank's number and time, that it was shown before
+	 * it was asked for.  It latches at the next vblank, as on hardware.
 	 */
 	raw_spin_lock(&kdev->scanout_lock);
-	late = ktime_after(kdev->queued_at, vblank);
-	event = kmsvt_latch(kdev);
+	if (!ktime_after(kdev->queued_at, vblank))
+		event = kmsvt_latch(kdev);
 	raw_spin_unlock(&kdev->scanout_lock);
 
-	/* Count this vblank first: the event carries its number (and time). */
+	/* Count this vblank first: the event carries its number and time. */
 	running = drm_crtc_handle_vblank(&kdev->crtc);
 	if (event)
-		kmsvt_send_flip_event(kdev, event, late);
+		kmsvt_send_flip_event(kdev, event, false);
 	if (running)
 		return HRTIMER_RESTART;
 

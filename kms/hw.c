@@ -2,6 +2,11 @@
 /*
  * Bochs DISPI hardware access, through the MMIO BAR only.
  *
+ * Every exported function touches the device only inside
+ * drm_dev_enter/exit: once the device is unplugged (PCI remove) its BARs
+ * are unmapped, and a caller that still holds the drm_device (an open file,
+ * the vblank timer winding down, a panic) must leave it alone.
+ *
  * QEMU lays out BAR 2 as: EDID blob at 0x000, VGA ioports 0x3c0-0x3df at
  * 0x400, DISPI registers (16 bit, index * 2) at 0x500, QEMU extended
  * registers at 0x600.
@@ -9,6 +14,7 @@
 #include <linux/aperture.h>
 #include <linux/io.h>
 #include <video/vga.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_edid.h>
 #include <drm/drm_print.h>
 
@@ -43,11 +49,21 @@ static u8 kmsvt_vga_read(struct kmsvt_device *kdev, u16 port)
 }
 
 /* The attribute controller gates the display; 0x20 turns it on. */
-void kmsvt_hw_blank(struct kmsvt_device *kdev, bool blank)
+static void kmsvt_att_blank(struct kmsvt_device *kdev, bool blank)
 {
 	kmsvt_vga_write(kdev, VGA_MIS_W, VGA_MIS_COLOR);
 	kmsvt_vga_read(kdev, VGA_IS1_RC);	/* reset the attribute flip-flop */
 	kmsvt_vga_write(kdev, VGA_ATT_W, blank ? 0 : 0x20);
+}
+
+void kmsvt_hw_blank(struct kmsvt_device *kdev, bool blank)
+{
+	int idx;
+
+	if (!drm_dev_enter(&kdev->drm, &idx))
+		return;
+	kmsvt_att_blank(kdev, blank);
+	drm_dev_exit(idx);
 }
 
 /*
@@ -57,7 +73,10 @@ void kmsvt_hw_blank(struct kmsvt_device *kdev, bool blank)
 void kmsvt_hw_set_palette(struct kmsvt_device *kdev, const u32 *rgb, unsigned int n)
 {
 	unsigned int i;
+	int idx;
 
+	if (!drm_dev_enter(&kdev->drm, &idx))
+		return;
 	kmsvt_vga_write(kdev, VGA_PEL_MSK, 0xff);
 	kmsvt_vga_write(kdev, VGA_PEL_IW, 0);
 	for (i = 0; i < n; i++) {
@@ -65,6 +84,7 @@ void kmsvt_hw_set_palette(struct kmsvt_device *kdev, const u32 *rgb, unsigned in
 		kmsvt_vga_write(kdev, VGA_PEL_D, (rgb[i] >> 10) & 0x3f);
 		kmsvt_vga_write(kdev, VGA_PEL_D, (rgb[i] >> 2) & 0x3f);
 	}
+	drm_dev_exit(idx);
 }
 
 static int kmsvt_map_bars(struct kmsvt_device *kdev)
@@ -143,9 +163,14 @@ int kmsvt_hw_init(struct kmsvt_device *kdev)
 /* At probe and after a system sleep, which reset the device. */
 void kmsvt_hw_resume(struct kmsvt_device *kdev)
 {
+	int idx;
+
+	if (!drm_dev_enter(&kdev->drm, &idx))
+		return;
 	/* The framebuffer formats we expose are little endian. */
 	if (kdev->qext_size)
 		writel(QEXT_LITTLE, kdev->mmio + QEXT_BYTEORDER);
+	drm_dev_exit(idx);
 }
 
 void kmsvt_hw_fini(struct kmsvt_device *kdev)
@@ -168,12 +193,17 @@ static int kmsvt_edid_block(void *data, u8 *buf, unsigned int block, size_t len)
 /* QEMU leaves the EDID window zeroed when the device has edid=off. */
 const struct drm_edid *kmsvt_hw_read_edid(struct kmsvt_device *kdev)
 {
+	const struct drm_edid *edid = NULL;
 	u8 header[8];
+	int idx;
 
-	kmsvt_edid_block(kdev, header, 0, sizeof(header));
-	if (drm_edid_header_is_valid(header) != 8)
+	if (!drm_dev_enter(&kdev->drm, &idx))
 		return NULL;
-	return drm_edid_read_custom(&kdev->connector, kmsvt_edid_block, kdev);
+	kmsvt_edid_block(kdev, header, 0, sizeof(header));
+	if (drm_edid_header_is_valid(header) == 8)
+		edid = drm_edid_read_custom(&kdev->connector, kmsvt_edid_block, kdev);
+	drm_dev_exit(idx);
+	return edid;
 }
 
 /*
@@ -198,13 +228,13 @@ int kmsvt_hw_scanout_valid(const struct kmsvt_scanout *so, u32 height)
 }
 
 /* A blank scanout only turns the picture off; set_mode turns it on again. */
-void kmsvt_hw_set_base(struct kmsvt_device *kdev, const struct kmsvt_scanout *so)
+static void kmsvt_set_base(struct kmsvt_device *kdev, const struct kmsvt_scanout *so)
 {
 	u64 y = div_u64(so->offset, so->pitch);
 	u32 x = (so->offset - y * so->pitch) / so->cpp;
 
 	if (so->blank) {
-		kmsvt_hw_blank(kdev, true);
+		kmsvt_att_blank(kdev, true);
 		return;
 	}
 	dispi_write(kdev, DISPI_VIRT_WIDTH, so->pitch / so->cpp);
@@ -212,10 +242,24 @@ void kmsvt_hw_set_base(struct kmsvt_device *kdev, const struct kmsvt_scanout *so
 	dispi_write(kdev, DISPI_Y_OFFSET, y);
 }
 
+void kmsvt_hw_set_base(struct kmsvt_device *kdev, const struct kmsvt_scanout *so)
+{
+	int idx;
+
+	if (!drm_dev_enter(&kdev->drm, &idx))
+		return;
+	kmsvt_set_base(kdev, so);
+	drm_dev_exit(idx);
+}
+
 void kmsvt_hw_set_mode(struct kmsvt_device *kdev, const struct kmsvt_scanout *so)
 {
+	int idx;
+
+	if (!drm_dev_enter(&kdev->drm, &idx))
+		return;
 	if (!so->blank)
-		kmsvt_hw_blank(kdev, false);
+		kmsvt_att_blank(kdev, false);
 	dispi_write(kdev, DISPI_ENABLE, 0);
 	dispi_write(kdev, DISPI_BPP, so->bpp);
 	dispi_write(kdev, DISPI_XRES, so->width);
@@ -228,11 +272,17 @@ void kmsvt_hw_set_mode(struct kmsvt_device *kdev, const struct kmsvt_scanout *so
 	 */
 	dispi_write(kdev, DISPI_ENABLE,
 		    DISPI_ENABLED | DISPI_LFB_ENABLED | DISPI_NOCLEARMEM);
-	kmsvt_hw_set_base(kdev, so);
+	kmsvt_set_base(kdev, so);
+	drm_dev_exit(idx);
 }
 
 void kmsvt_hw_disable(struct kmsvt_device *kdev)
 {
+	int idx;
+
+	if (!drm_dev_enter(&kdev->drm, &idx))
+		return;
 	dispi_write(kdev, DISPI_ENABLE, 0);
-	kmsvt_hw_blank(kdev, true);
+	kmsvt_att_blank(kdev, true);
+	drm_dev_exit(idx);
 }

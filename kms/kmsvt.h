@@ -73,6 +73,7 @@ struct kmsvt_device {
 	/* buffer objects (gem/) */
 	u64 gem_limit;			/* all buffers together, in bytes */
 	u64 console_size;		/* VRAM the console's buffer keeps */
+	const struct drm_gem_object *console_obj;	/* that buffer */
 	struct kmsvt_fbdev *fbdev;	/* the console, once registered */
 
 	/* display pipeline (kms/) */
@@ -153,7 +154,9 @@ int kmsvt_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
 bool kmsvt_gem_is_ours(const struct drm_gem_object *obj);
 s64 kmsvt_gem_vram_offset(struct drm_gem_object *obj);
 int kmsvt_gem_pin_console(struct drm_gem_object *obj);
-void kmsvt_gem_unpin(struct drm_gem_object *obj);
+void kmsvt_gem_unpin_console(struct drm_gem_object *obj);
+int kmsvt_gem_check_fb(struct kmsvt_device *kdev, const struct drm_framebuffer *fb,
+		       const struct drm_framebuffer *old);
 int kmsvt_gem_prepare_fb(struct drm_plane *plane, struct drm_plane_state *state);
 void kmsvt_gem_cleanup_fb(struct drm_plane *plane, struct drm_plane_state *state);
 void kmsvt_gem_debugfs_init(struct drm_minor *minor);

@@ -77,6 +77,7 @@ void kmsvt_blank_scanout(const struct drm_display_mode *mode, struct kmsvt_scano
 static int kmsvt_plane_atomic_check(struct drm_plane *plane, struct drm_atomic_state *state)
 {
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
+	struct drm_plane_state *old = drm_atomic_get_old_plane_state(state, plane);
 	struct drm_crtc_state *crtc_state = NULL;
 	struct kmsvt_scanout so;
 	int ret;
@@ -84,18 +85,28 @@ static int kmsvt_plane_atomic_check(struct drm_plane *plane, struct drm_atomic_s
 	if (new->crtc)
 		crtc_state = drm_atomic_get_new_crtc_state(state, new->crtc);
 
+	/*
+	 * A plane may keep its framebuffer and CRTC while that CRTC is off
+	 * (a client that turns only the CRTC off): it is then not visible.
+	 */
 	ret = drm_atomic_helper_check_plane_state(new, crtc_state, DRM_PLANE_NO_SCALING,
-						  DRM_PLANE_NO_SCALING, false, false);
+						  DRM_PLANE_NO_SCALING, false, true);
 	if (ret || !new->visible)
 		return ret;
 
 	/* Where the buffer will sit is known at prepare_fb; check the rest. */
 	kmsvt_plane_scanout_at(new, 0, &so);
 	ret = kmsvt_hw_scanout_valid(&so, drm_rect_height(&new->dst));
-	if (ret)
+	if (ret) {
 		drm_dbg_kms(plane->dev, "scanout offset %llu pitch %u not programmable\n",
 			    so.offset, so.pitch);
-	return ret ? -EINVAL : 0;
+		return -EINVAL;
+	}
+	ret = kmsvt_gem_check_fb(to_kmsvt(plane->dev), new->fb, old->visible ? old->fb : NULL);
+	if (ret)
+		drm_dbg_kms(plane->dev, "[FB:%d] and the one on screen do not fit in VRAM together\n",
+			    new->fb->base.id);
+	return ret;
 }
 
 static void kmsvt_plane_atomic_update(struct drm_plane *plane, struct drm_atomic_state *state)

@@ -25,6 +25,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/utsname.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
@@ -548,10 +549,8 @@ static struct {
 
 #define KMSVT_LAST_PANIC_MAGIC	0x43494e4150545653ULL	/* "SVTPANIC" read as bytes */
 
-static void kmsvt_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason reason)
+static void kmsvt_dump_screen(struct kmsvt_panic *kp, enum kmsg_dump_reason reason)
 {
-	struct kmsvt_panic *kp = container_of(dumper, struct kmsvt_panic, dumper);
-
 	/* Only the first CPU to get here draws; there is one screen. */
 	if (reason == KMSG_DUMP_PANIC && !atomic_xchg(&kp->drawn, 1)) {
 		kmsvt_panic_draw(kp, "KERNEL PANIC", false);
@@ -565,6 +564,18 @@ static void kmsvt_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason reason)
 	} else if (reason == KMSG_DUMP_OOPS && READ_ONCE(oops_banner)) {
 		kmsvt_oops_banner(kp);
 	}
+}
+
+static void kmsvt_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason reason)
+{
+	struct kmsvt_panic *kp = container_of(dumper, struct kmsvt_panic, dumper);
+	int idx;
+
+	/* A device being unplugged: its BARs may be gone already. */
+	if (!drm_dev_enter(&kp->kdev->drm, &idx))
+		return;
+	kmsvt_dump_screen(kp, reason);
+	drm_dev_exit(idx);
 }
 
 #if KMSVT_KMSG_DUMP_DETAIL
@@ -702,7 +713,11 @@ void kmsvt_panic_debugfs_init(struct kmsvt_device *kdev, struct dentry *root)
 	kmsvt_panic_test_debugfs_init(kdev, root);
 }
 
-static void kmsvt_panic_release(struct drm_device *drm, void *data)
+/*
+ * At unbind (PCI remove, module unload), not when the last file closes: the
+ * BARs the panic screen draws into are unmapped then.
+ */
+static void kmsvt_panic_release(void *data)
 {
 	struct kmsvt_panic *kp = data;
 
@@ -728,5 +743,5 @@ int kmsvt_panic_init(struct kmsvt_device *kdev)
 	if (ret)
 		return ret;
 	atomic_notifier_chain_register(&panic_notifier_list, &kp->nb);
-	return drmm_add_action_or_reset(&kdev->drm, kmsvt_panic_release, kp);
+	return devm_add_action_or_reset(kdev->drm.dev, kmsvt_panic_release, kp);
 }

@@ -212,6 +212,81 @@ static void flip_crtc_off_event(struct dev *d, struct flips *f)
 	check(!ret, "flip_crtc_on_again", "%s", err(ret));
 }
 
+/*
+ * As IGT's flip-vs-expired-vblank: after each flip event, a wait for that
+ * event's own vblank, passed by then.  It returns at once with the current
+ * count; while that is still the event's, the time must be the event's to
+ * the microsecond: an event is stamped with the vblank that latched it.
+ * (Under TCG the event is sometimes read a frame late: then the count has
+ * moved on and there is nothing to compare.)
+ */
+static void flip_expired_vblank(struct dev *d)
+{
+	struct flips *f = calloc(1, sizeof(*f));
+	int same = 0, differ = 0, ret = 0, i;
+	drmVBlank v;
+
+	if (!f)
+		return;
+	for (i = 0; i < 60 && !ret; i++) {
+		const struct flip_rec *e;
+
+		ret = flip_sent(d, f, d->scan[!d->cur].fb,
+				DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT);
+		if (ret)
+			break;
+		d->cur = !d->cur;
+		ret = wait_events(d->fd, f, f->nsent, 2000);
+		e = &f->got[f->ngot - 1];
+		ret = ret ? ret : wait_vbl_type(d, DRM_VBLANK_ABSOLUTE, e->seq, &v);
+		if (ret || v.reply.sequence != e->seq)
+			continue;
+		if ((long long)v.reply.tval_sec * 1000000 + v.reply.tval_usec ==
+		    (long long)(e->ts * 1e6 + 0.5))
+			same++;
+		else
+			differ++;
+	}
+	diag("expired vblank waits: %d in the event's frame, %d a frame or more later", same + differ,
+	     i - same - differ);
+	check(!ret && same > 0 && !differ, "flip_event_time_is_its_vblank",
+	      "%s; %d waits gave the event's time, %d another", err(ret), same, differ);
+	flip_check_times(f, "flip_expired_not_before_commit");
+	free(f);
+}
+
+/*
+ * Framebuffers twice the mode's width, for panning: one alone is shown;
+ * a flip between two either works, or, when VRAM cannot hold both next to
+ * the console's buffer, is refused at check (TEST_ONLY gives the same
+ * answer as the commit) with -ENOSPC, never with -ENOMEM from the commit.
+ */
+static void flip_wide_fbs(struct dev *d)
+{
+	uint32_t w = 2 * d->mode.hdisplay, h = d->mode.vdisplay;
+	uint32_t flags = DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT;
+	struct flips *f = calloc(1, sizeof(*f));
+	struct buf wide[2];
+	int ret, test, flip;
+
+	ret = f ? buf_create(d->fd, w, h, &wide[0]) : -ENOMEM;
+	ret = ret ? ret : buf_create(d->fd, w, h, &wide[1]);
+	ret = ret ? ret : commit_mode(d, &d->mode, wide[0].fb, d->mode.hdisplay, h, 0);
+	d->active = 0;
+	if (check(!ret, "flip_wide_fb_shown", "%ux%u: %s", w, h, err(ret))) {
+		test = commit_flip(d, wide[1].fb, DRM_MODE_ATOMIC_TEST_ONLY, 0);
+		flip = flip_sent(d, f, wide[1].fb, flags);
+		if (!flip)
+			flip = wait_events(d->fd, f, f->nsent, 2000);
+		check(test == flip && (!flip || flip == -ENOSPC), "flip_wide_fbs_work_or_refused_at_check",
+		      "TEST_ONLY %s, flip %s", err(test), err(flip));
+	}
+	need_active(d);
+	buf_destroy(d->fd, &wide[0]);
+	buf_destroy(d->fd, &wide[1]);
+	free(f);
+}
+
 static void flip_off_events(struct dev *d)
 {
 	struct flips *f = calloc(1, sizeof(*f));
@@ -252,4 +327,6 @@ void group_flip(struct dev *d)
 	      "crtc shows fb %u, last flip %u", crtc_fb(d, NULL), d->scan[d->cur].fb);
 	free(f);
 	flip_off_events(d);
+	flip_expired_vblank(d);
+	flip_wide_fbs(d);
 }

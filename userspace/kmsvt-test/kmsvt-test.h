@@ -127,6 +127,8 @@ void group_flip(struct dev *d);
 /* vblank.c */
 int crtc_index(const struct dev *d);
 int wait_vbl(const struct dev *d, unsigned int n, drmVBlank *v);
+int wait_vbl_type(const struct dev *d, unsigned int type, unsigned int n, drmVBlank *v);
+double vbl_ts(const drmVBlank *v);
 void group_vblank(struct dev *d);
 
 /* auth.c */

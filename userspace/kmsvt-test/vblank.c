@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmsvt-test's vblank group: drmWaitVBlank relative 1 and 10; 60 vblanks
- * take 60 frames.
+ * take 60 frames; the counter across the CRTC turned off and on again.
  */
 #include "kmsvt-test.h"
 
@@ -17,7 +17,7 @@ int crtc_index(const struct dev *d)
 	return idx;
 }
 
-static int wait_vbl_type(const struct dev *d, unsigned int type, unsigned int n, drmVBlank *v)
+int wait_vbl_type(const struct dev *d, unsigned int type, unsigned int n, drmVBlank *v)
 {
 	unsigned int high = crtc_index(d) << DRM_VBLANK_HIGH_CRTC_SHIFT;
 
@@ -32,7 +32,7 @@ int wait_vbl(const struct dev *d, unsigned int n, drmVBlank *v)
 	return wait_vbl_type(d, DRM_VBLANK_RELATIVE, n, v);
 }
 
-static double vbl_ts(const drmVBlank *v)
+double vbl_ts(const drmVBlank *v)
 {
 	return v->reply.tval_sec + v->reply.tval_usec / 1e6;
 }
@@ -78,10 +78,55 @@ static void vblank_timing(struct dev *d)
 	      d->refresh);
 }
 
+/* The CRTC off, its mode and connector gone, the primary plane untouched. */
+static int crtc_off_plane_kept(const struct dev *d)
+{
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	int ret;
+
+	drmModeAtomicAddProperty(req, d->crtc, d->p.crtc_active, 0);
+	drmModeAtomicAddProperty(req, d->crtc, d->p.crtc_mode_id, 0);
+	drmModeAtomicAddProperty(req, d->conn, d->p.conn_crtc_id, 0);
+	ret = drmModeAtomicCommit(d->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET, NULL) ? -errno : 0;
+	drmModeAtomicFree(req);
+	return ret;
+}
+
+/*
+ * As IGT's ts-continuation-modeset: the CRTC turned off with the plane
+ * still holding its framebuffer (taken: the plane is just not visible), a
+ * vblank wait on the off CRTC (-EINVAL), then on again: the counter goes
+ * on from where it stopped, never back, and never by more vblanks than the
+ * time that passed holds.
+ */
+static void vblank_across_modeset(struct dev *d)
+{
+	drmVBlank a, b;
+	double t0, elapsed;
+	int ret, diff;
+
+	ret = wait_vbl(d, 1, &a);
+	t0 = now();
+	ret = ret ? ret : crtc_off_plane_kept(d);
+	if (!check(!ret, "vblank_crtc_off_plane_kept", "%s", err(ret)))
+		return;
+	d->active = 0;
+	ret = wait_vbl(d, 1, &b);
+	check(ret == -EINVAL, "vblank_wait_off_crtc_einval", "%s", err(ret));
+	ret = need_active(d);
+	ret = ret ? ret : wait_vbl(d, 1, &b);
+	elapsed = now() - t0;
+	diff = (int)(b.reply.sequence - a.reply.sequence);
+	check(!ret && diff >= 0 && diff <= elapsed * d->refresh + 5 && vbl_ts(&b) > vbl_ts(&a),
+	      "vblank_count_continues", "%s, sequence %u -> %u in %.1f ms", err(ret),
+	      a.reply.sequence, b.reply.sequence, elapsed * 1000);
+}
+
 void group_vblank(struct dev *d)
 {
 	if (active_or_fail(d, "vblank_setup"))
 		return;
 	vblank_relative(d);
 	vblank_timing(d);
+	vblank_across_modeset(d);
 }
