@@ -104,7 +104,7 @@ static int kmsvt_plane_atomic_check(struct drm_plane *plane, struct drm_atomic_s
 	}
 	ret = kmsvt_gem_check_fb(to_kmsvt(plane->dev), new->fb, old->visible ? old->fb : NULL);
 	if (ret)
-		drm_dbg_kms(plane->dev, "[FB:%d] and the one on screen do not fit in VRAM together\n",
+		drm_dbg_kms(plane->dev, "[FB:%d] and the fb on screen do not fit in VRAM\n",
 			    new->fb->base.id);
 	return ret;
 }
