@@ -12,8 +12,10 @@
  */
 #include <linux/console.h>
 #include <linux/fb.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <drm/drm_client.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_edid.h>
 #include <drm/drm_modes.h>
 #include <drm/drm_vblank.h>
@@ -32,6 +34,14 @@ struct kmsvt_fbdev {
 	bool pinned;			/* buffer pinned in VRAM */
 	struct fb_var_screeninfo shown;	/* the mode and offsets last set */
 	u32 pseudo_palette[16];
+	/* The device nodes /dev/fbN was mapped through (see kmsvt_fb_mmap). */
+	struct mutex nodes_lock;
+	struct list_head nodes;
+};
+
+struct kmsvt_fb_node {
+	struct list_head link;
+	struct inode *inode;		/* a reference held */
 };
 
 static struct kmsvt_fbdev *to_fbdev(struct drm_client_dev *client)
@@ -282,6 +292,97 @@ void kmsvt_fbdev_restore_display(struct kmsvt_device *kdev)
 		kmsvt_fbdev_restore(&kdev->fbdev->client);
 }
 
+/*
+ * /dev/fbN mappings of the console's buffer in VRAM.  fb_io_mmap() maps the
+ * whole range at once, and the mapping outlives the device: after a PCI
+ * remove, writes through it go to whatever the BAR's address holds next,
+ * the VRAM of the device probed again at a rescan.  Here pages are mapped
+ * on fault, inside drm_dev_enter(), and the device nodes mapped through are
+ * kept, so that unplugging unmaps them all: a later access is SIGBUS.
+ */
+static vm_fault_t kmsvt_fb_vm_fault(struct vm_fault *vmf)
+{
+	struct fb_info *info = vmf->vma->vm_private_data;
+	struct kmsvt_fbdev *fbdev = info->par;
+	unsigned long pages = PAGE_ALIGN(info->fix.smem_len) >> PAGE_SHIFT;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	int idx;
+
+	if (vmf->pgoff >= pages || !drm_dev_enter(fbdev->client.dev, &idx))
+		return VM_FAULT_SIGBUS;
+	ret = vmf_insert_pfn(vmf->vma, vmf->address,
+			     (info->fix.smem_start >> PAGE_SHIFT) + vmf->pgoff);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static const struct vm_operations_struct kmsvt_fb_vm_ops = {
+	.fault = kmsvt_fb_vm_fault,
+};
+
+/* Keep a reference to the node @inode, once: unplug unmaps through it. */
+static int kmsvt_fb_track_node(struct kmsvt_fbdev *fbdev, struct inode *inode)
+{
+	struct kmsvt_fb_node *node;
+	int ret = 0;
+
+	mutex_lock(&fbdev->nodes_lock);
+	list_for_each_entry(node, &fbdev->nodes, link)
+		if (node->inode == inode)
+			goto out;
+	node = kmalloc(sizeof(*node), GFP_KERNEL);
+	if (!node) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ihold(inode);
+	node->inode = inode;
+	list_add(&node->link, &fbdev->nodes);
+out:
+	mutex_unlock(&fbdev->nodes_lock);
+	return ret;
+}
+
+static int kmsvt_fb_mmap(struct fb_info *info, struct vm_area_struct *vma)
+{
+	unsigned long pages = PAGE_ALIGN(info->fix.smem_len) >> PAGE_SHIFT;
+	unsigned long len = vma_pages(vma);
+	int ret;
+
+	if (vma->vm_pgoff > pages || len > pages - vma->vm_pgoff)
+		return -EINVAL;
+	ret = kmsvt_fb_track_node(info->par, file_inode(vma->vm_file));
+	if (ret)
+		return ret;
+	vma->vm_page_prot = pgprot_writecombine(vm_get_page_prot(vma->vm_flags));
+	kmsvt_vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_ops = &kmsvt_fb_vm_ops;
+	vma->vm_private_data = info;
+	return 0;
+}
+
+/* The device is going: no mapping of its VRAM may stay in any process. */
+static void kmsvt_fb_unmap_all(struct kmsvt_fbdev *fbdev)
+{
+	struct kmsvt_fb_node *node;
+
+	mutex_lock(&fbdev->nodes_lock);
+	list_for_each_entry(node, &fbdev->nodes, link)
+		unmap_mapping_range(node->inode->i_mapping, 0, 0, 1);
+	mutex_unlock(&fbdev->nodes_lock);
+}
+
+static void kmsvt_fb_put_nodes(struct kmsvt_fbdev *fbdev)
+{
+	struct kmsvt_fb_node *node, *tmp;
+
+	list_for_each_entry_safe(node, tmp, &fbdev->nodes, link) {
+		iput(node->inode);
+		kfree(node);
+	}
+	mutex_destroy(&fbdev->nodes_lock);
+}
+
 /* Last user of /dev/fbN or the console is gone: free everything. */
 static void kmsvt_fb_destroy(struct fb_info *info)
 {
@@ -290,6 +391,7 @@ static void kmsvt_fb_destroy(struct fb_info *info)
 	kmsvt_fbdev_free_buffer(fbdev);
 	drm_client_release(&fbdev->client);
 	framebuffer_release(info);
+	kmsvt_fb_put_nodes(fbdev);
 	kfree(fbdev);
 }
 
@@ -608,12 +710,14 @@ static void kmsvt_fbdev_unregister(struct drm_client_dev *client)
 
 	if (fbdev->info) {
 		kmsvt_con_detach(to_kmsvt(client->dev));
+		kmsvt_fb_unmap_all(fbdev);
 		/* fb_destroy frees the rest once the last user is gone. */
 		unregister_framebuffer(fbdev->info);
 		return;
 	}
 	kmsvt_fbdev_free_buffer(fbdev);
 	drm_client_release(client);
+	kmsvt_fb_put_nodes(fbdev);
 	kfree(fbdev);
 }
 
@@ -649,8 +753,11 @@ void kmsvt_fbdev_init(struct kmsvt_device *kdev)
 	fbdev = kzalloc(sizeof(*fbdev), GFP_KERNEL);
 	if (!fbdev)
 		return;
+	mutex_init(&fbdev->nodes_lock);
+	INIT_LIST_HEAD(&fbdev->nodes);
 	ret = drm_client_init(&kdev->drm, &fbdev->client, "kmsvt-fbdev", &kmsvt_fbdev_funcs);
 	if (ret) {
+		kmsvt_fb_put_nodes(fbdev);
 		kfree(fbdev);
 		goto err;
 	}

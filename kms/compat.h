@@ -26,12 +26,20 @@ static inline int kmsvt_edid_update_modes(struct drm_connector *connector,
 #if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
 #define kmsvt_fb_read fb_io_read
 #define kmsvt_fb_write fb_io_write
-#define kmsvt_fb_mmap fb_io_mmap
 #else
 #define kmsvt_fb_read NULL
 #define kmsvt_fb_write NULL
-#define kmsvt_fb_mmap NULL
 #endif
+
+/* 6.3 made vma->vm_flags read-only outside vm_flags_set(). */
+static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
 
 /* 6.6 removed FBINFO_DEFAULT (it was 0). */
 #ifndef FBINFO_DEFAULT
