@@ -10,7 +10,7 @@ import initramfs
 import vm
 from harness import check
 
-GROUPS = ("atomic", "flip", "vblank", "auth", "prime", "bad", "mem", "turns")
+GROUPS = ("atomic", "flip", "vblank", "auth", "prime", "bad", "mem", "turns", "perm")
 CLEAR = "\033[2J\033[H"
 
 

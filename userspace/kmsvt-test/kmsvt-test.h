@@ -2,15 +2,15 @@
 /*
  * kmsvt-test: exercise a KMS driver through the standard ioctls only
  * (atomic, page flip events, vblank waits, GEM auth, PRIME, bad input,
- * buffers beyond VRAM, clients taking turns).  One file a group of checks;
- * common.c has what the groups share, main.c finds the display pipe and
- * holds the group table.
+ * buffers beyond VRAM, clients taking turns, what a non-master may not
+ * do).  One file a group of checks; common.c has what the groups share,
+ * main.c finds the display pipe and holds the group table.
  *
  * Prints one line a check, "ok NAME[: detail]" or "not ok NAME: detail",
  * diagnostics on "# " lines, and last "N passed, N failed"; exits 1 if a
  * check failed.  Needs to be DRM master (the first opener of the card) and
- * root for the auth group (it drops CAP_SYS_ADMIN to open an
- * unauthenticated file).  Nothing is restored at exit: the kernel's fbdev
+ * root for the auth and perm groups (they drop CAP_SYS_ADMIN for a moment:
+ * to open an unauthenticated file, to ask for a handle).  Nothing is restored at exit: the kernel's fbdev
  * client takes the display back when the master closes.
  */
 #ifndef KMSVT_TEST_H
@@ -148,5 +148,8 @@ void group_mem(struct dev *d);
 
 /* turns.c */
 void group_turns(struct dev *d);
+
+/* perm.c */
+void group_perm(struct dev *d);
 
 #endif

@@ -168,6 +168,11 @@ static const struct group groups[] = {
 	{ "turns", group_turns,
 	  "4 clients, each with 2 buffers at the preferred mode, allocated at\n"
 	  "           once, take turns as master: modeset, 60 vsynced flips" },
+	{ "perm", group_perm,
+	  "a file that is not master gets -EACCES from atomic commits (TEST_ONLY\n"
+	  "           too), page flips, SetCrtc, SetPlane, and no handle from GETFB;\n"
+	  "           GEM handles mean nothing in another file; a new dumb buffer\n"
+	  "           never shows a freed one's pixels (in system memory or VRAM)" },
 };
 
 #define N_GROUPS ARRAY_SIZE(groups)
@@ -178,7 +183,8 @@ static void usage(FILE *f)
 		"usage: kmsvt-test [-d /dev/dri/cardN] [-n FLIPS] [-t PERCENT] [--all | GROUP...]\n"
 		"Check a KMS driver through the standard ioctls (libdrm).  Must be the\n"
 		"DRM master (the first to open the card; in-kernel fbdev does not count)\n"
-		"and, for the auth group, root (CAP_SYS_ADMIN is dropped for one open).\n"
+		"and, for the auth and perm groups, root (CAP_SYS_ADMIN is dropped for a\n"
+		"moment).\n"
 		"\n"
 		"  -d, --device PATH   device node (default /dev/dri/card0)\n"
 		"  -n, --flips N       page flips in the flip group (default 120)\n"
