@@ -12,7 +12,67 @@ import screenreader
 from vm import Vm
 
 OOPS_RX = re.compile(r"Oops|BUG:|WARNING:|Call Trace|general protection|"
-                     r"kernel NULL pointer|UBSAN|KASAN")
+                     r"kernel NULL pointer|UBSAN|KASAN|KFENCE|"
+                     # SLUB's debug checks (slub_debug=FZPU): "BUG kmalloc-64
+                     # (Tainted: ...): Redzone overwritten", "Poison
+                     # overwritten", "Object padding overwritten", ...
+                     r"BUG \S+ \((Not t|T)ainted|Redzone|Poison overwritten|Object padding|"
+                     r"Freepointer corrupt|"
+                     # page_poison=1 (mm/page_poison.c), DEBUG_LIST
+                     r"pagealloc: |list_(add|del) corruption|"
+                     r"possible circular locking|possible recursive locking|"
+                     r"inconsistent lock state|sleeping function called from invalid context|"
+                     r"scheduling while atomic")
+# Lines that repeat the command line, not reports.
+NOT_REPORT_RX = re.compile(r"Command line:|Unknown kernel command line|"
+                           r"kfence: initialized")
+# Intended crashes: the tests' triggers (sysrq c, the test_hooks debugfs
+# file), the panic reasons they cause and the oops the "oops" hook makes.
+CRASH_TRIGGER_RX = re.compile(r"/proc/sysrq-trigger|/panic_test\b")
+INTENDED_PANIC_RX = re.compile(r"Kernel panic - not syncing: (sysrq triggered crash|kmsvt test: )")
+INTENDED_OOPS = "kmsvt_test_oops"
+
+# Memory checking for the guest tests: tests/run.py turns it on; the
+# benchmarks (tests/bench/) leave it off, it would distort their timings.
+MEMCHECK = False
+
+
+def memcheck_cmdline(rel):
+    """slub_debug (redzones, poison, sanity checks, user tracking) and page
+    poisoning on both kernels; KFENCE on every allocation it can sample
+    where the kernel has it (6.12; Debian's 6.1 is built without)."""
+    opts = ["slub_debug=FZPU", "page_poison=1"]
+    if kconfig(rel).get("CONFIG_KFENCE") == "y":
+        opts.append("kfence.sample_interval=1")
+    return " ".join(opts)
+
+
+def kconfig(rel):
+    with open(os.path.join(initramfs.kernel_dir(rel), "config")) as f:
+        return dict(ln.strip().split("=", 1) for ln in f if ln.startswith("CONFIG_"))
+
+
+def kernel_reports(log):
+    """The report lines (OOPS_RX) of a kernel log, except those of the
+    oops the test hook makes on purpose (its block, up to its end-trace
+    line), each with the lines around it."""
+    lines = log.splitlines()
+    out, i = [], 0
+    while i < len(lines):
+        ln = lines[i]
+        if OOPS_RX.search(ln) and not NOT_REPORT_RX.search(ln):
+            end = i + 1
+            while end < len(lines) and end < i + 80 and "---[ end trace" not in lines[end]:
+                end += 1
+            block = lines[i:end + 1]
+            if any(INTENDED_OOPS in b for b in block):
+                i = end + 1
+                continue
+            out.append("\n".join(lines[max(0, i - 5):end + 1]))
+            i = end + 1
+            continue
+        i += 1
+    return out
 
 _images = {}
 _images_lock = threading.Lock()
@@ -69,11 +129,45 @@ def initrd(rel, flavour="kmsvt", tag=None, **kw):
 class Guest(Vm):
     """A Vm with the assertions the tests share."""
 
+    def __init__(self, rel, initrd, cmdline="", **kw):
+        if MEMCHECK:
+            cmdline = ("%s %s" % (cmdline, memcheck_cmdline(rel))).strip()
+        super().__init__(rel, initrd, cmdline=cmdline, **kw)
+        self.crash_sent = False
+        self.reports_before_crash = []
+
+    def write(self, text):
+        # Before a test crashes the guest on purpose, the kernel log so
+        # far: a dead guest's dmesg cannot be read afterwards.
+        if not self.crash_sent and CRASH_TRIGGER_RX.search(text):
+            self.crash_sent = True
+            self.reports_before_crash = kernel_reports(self.dmesg())
+        super().write(text)
+
+    def memcheck_problems(self):
+        """What the kernel reported during the test, as a list of
+        excerpts: read from dmesg while the guest runs; a guest that
+        panicked must have been crashed on purpose (and its log up to the
+        crash is checked)."""
+        if not self.proc or self.proc.poll() is not None:
+            return list(self.reports_before_crash)
+        serial = self.output()
+        if "Kernel panic - not syncing" in serial:
+            m = INTENDED_PANIC_RX.search(serial)
+            if self.crash_sent and m:
+                return list(self.reports_before_crash)
+            i = serial.find("Kernel panic - not syncing")
+            return self.reports_before_crash + ["unintended panic:\n" + serial[max(0, i - 3000):i + 500]]
+        try:
+            log = self.sh("dmesg", timeout=30)[1]
+        except Exception as e:
+            return self.reports_before_crash + ["dmesg not read after the test: %s" % e]
+        return self.reports_before_crash + kernel_reports(log)
+
     def assert_no_oops(self):
-        log = self.dmesg()
-        m = OOPS_RX.search(log)
-        check(not m, "%s: kernel reported a problem:\n%s" % (
-            self.name, log[max(0, m.start() - 500):m.start() + 2000] if m else ""))
+        reports = kernel_reports(self.dmesg())
+        check(not reports, "%s: kernel reported a problem:\n%s" % (
+            self.name, "\n----\n".join(reports)))
 
     def tty_write(self, text, tty=1):
         """Write text on a VT; the VT driver turns \\n into CR-LF."""
@@ -140,6 +234,14 @@ class Ctx:
         g = guest(self, name, **kw)
         self.guests.append(g)
         return g
+
+    def check_kernel_reports(self):
+        """Fail if the kernel of a guest of this test reported a problem
+        (tests/run.py calls this at the end of every guest test)."""
+        problems = []
+        for g in self.guests:
+            problems += ["%s: %s" % (g.name, p) for p in g.memcheck_problems()]
+        check(not problems, "kernel reported a problem:\n" + "\n----\n".join(problems))
 
     def close(self):
         for g in self.guests:

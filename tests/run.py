@@ -3,7 +3,10 @@
 are built), then every guest test on every target kernel.  Prints one
 line a test and, last, "N passed, N failed".
 
-usage: tests/run.py [-j JOBS] [-k SUBSTRING] [KERNEL_RELEASE ...]
+usage: tests/run.py [-j JOBS] [-k SUBSTRING] [--no-memcheck] [KERNEL_RELEASE ...]
+
+The guests boot with slub_debug=FZPU page_poison=1 (and KFENCE where the
+kernel has it); whatever their kernels report fails the test.
 """
 import argparse
 import concurrent.futures
@@ -20,7 +23,8 @@ import harness  # noqa: E402
 import initramfs  # noqa: E402
 
 GUEST_MODULES = ["test_console", "test_kms", "test_client", "test_memory", "test_switch", "test_seat",
-                 "test_kmscube", "test_xorg", "test_panic", "test_fbdev", "test_systemd_guest"]
+                 "test_kmscube", "test_xorg", "test_panic", "test_fbdev", "test_systemd_guest",
+                 "test_faults", "test_security"]
 
 
 def unit_tests():
@@ -43,15 +47,23 @@ def unit_tests():
 
 
 def run_one(rel, name, fn):
+    """Run fn; then, pass or fail, every guest it left running must have
+    nothing in its kernel log (harness.OOPS_RX: oops, WARNING, slub_debug,
+    KFENCE, ...)."""
     ctx = harness.Ctx(rel)
     t0 = time.monotonic()
+    err = None
     try:
         fn(ctx)
-        return rel, name, None, time.monotonic() - t0
     except Exception:
-        return rel, name, traceback.format_exc(), time.monotonic() - t0
+        err = traceback.format_exc()
+    try:
+        ctx.check_kernel_reports()
+    except Exception:
+        err = (err + "\nand after the test:\n" if err else "") + traceback.format_exc()
     finally:
         ctx.close()
+    return rel, name, err, time.monotonic() - t0
 
 
 def prepare_jobs(modules, kernels):
@@ -72,9 +84,12 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("-k", "--select", default="")
     ap.add_argument("--no-unit", action="store_true")
+    ap.add_argument("--no-memcheck", action="store_true",
+                    help="boot the guests without slub_debug, page_poison and KFENCE")
     ap.add_argument("kernels", nargs="*")
     args = ap.parse_args()
     harness.require_tools()
+    harness.MEMCHECK = not args.no_memcheck
 
     kernels = args.kernels or initramfs.releases()
     jobs, modules = [], []
