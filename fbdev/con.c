@@ -717,9 +717,26 @@ static const struct consw kmsvt_consw = {
 /* ---- attach to a device ---- */
 
 /*
- * Take every VT from fbcon (which took them when the framebuffer was
- * registered).  One device has the VTs; another one's framebuffer stays
- * with fbcon.
+ * Let the VTs' driver (fbcon, which took them when the framebuffer was
+ * registered) go first.  Taken over directly, fbcon never sees itself
+ * unbound: the VT core rebinds VT by VT, fbcon frees its state for the
+ * framebuffer only when it holds no VT, and VTs not yet allocated are
+ * rebound after the last one it deinits.  It then opens the framebuffer
+ * anew when it gets the VTs back, and the state of every probe leaked.
+ * Unbound as a whole, it frees that state at once.  Caller holds the
+ * console lock.
+ */
+static void kmsvt_con_unbind_previous(void)
+{
+	const struct consw *prev = vc_cons[fg_console].d->vc_sw;
+
+	if (prev != &kmsvt_consw)
+		do_unbind_con_driver(prev, 0, MAX_NR_CONSOLES - 1, 0);
+}
+
+/*
+ * Take every VT from fbcon.  One device has the VTs; another one's
+ * framebuffer stays with fbcon.
  */
 void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info)
 {
@@ -740,6 +757,7 @@ void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info)
 	con->font.height = font_vga_8x16.height;
 	init_irq_work(&con->kick, kmsvt_con_kick);
 	INIT_DELAYED_WORK(&con->draw, kmsvt_con_draw);
+	kmsvt_con_unbind_previous();
 	ret = do_take_over_console(&kmsvt_consw, 0, MAX_NR_CONSOLES - 1, 1);
 	if (ret)
 		con->kdev = NULL;

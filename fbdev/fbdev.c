@@ -390,6 +390,7 @@ static void kmsvt_fb_destroy(struct fb_info *info)
 
 	kmsvt_fbdev_free_buffer(fbdev);
 	drm_client_release(&fbdev->client);
+	fb_dealloc_cmap(&info->cmap);
 	framebuffer_release(info);
 	kmsvt_fb_put_nodes(fbdev);
 	kfree(fbdev);
