@@ -9,6 +9,7 @@ import time
 import screenreader
 import test_kms
 import test_kmscube
+import xorg
 from harness import check, screenshot
 
 CLEAR = "\033[2J\033[H"
@@ -154,6 +155,20 @@ def test_panic_over_xorg(ctx):
           "fbcon drew over X: the VT is not in KD_GRAPHICS")
     crash(g)
     assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", (1280, 800))
+
+
+def test_panic_over_blanked_xorg(ctx):
+    """The screen saver has turned the display off (DPMS off: the CRTC is
+    inactive, nothing is scanned out) when the kernel panics: the panic
+    screen comes up anyway, in the reserved buffer (640x480)."""
+    import test_xorg
+    g, _ = test_xorg.xorg_xterm(ctx)
+    g.xsh("xset dpms force off", check=True)
+    img = g.screendump()
+    check(xorg.colour_count(img, (0, 0, 0)) == img.width * img.height,
+          "the screen is not black with DPMS off")
+    crash(g)
+    assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", (640, 480))
 
 
 def _decode_qr(img, tmpdir):
