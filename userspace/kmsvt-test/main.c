@@ -144,11 +144,16 @@ static const struct group groups[] = {
 	  "           a 1366-wide mode and an 8192x8192 mode fail with -EINVAL" },
 	{ "flip", group_flip,
 	  "nonblocking flips with events between two buffers: every event\n"
-	  "           arrives in commit order, sequence and timestamps increase, a\n"
-	  "           second commit while one is pending gets -EBUSY, flip rate =\n"
-	  "           refresh rate" },
+	  "           arrives in commit order, sequence and timestamps increase, no\n"
+	  "           event is stamped before its commit, a second commit while one\n"
+	  "           is pending gets -EBUSY, flip rate = refresh rate; a wait for an\n"
+	  "           event's own vblank gives the event's time; plane and CRTC off\n"
+	  "           events; a blocking commit returns with the previous event\n"
+	  "           readable; framebuffers twice the mode's width flip or are\n"
+	  "           refused at check" },
 	{ "vblank", group_vblank,
-	  "drmWaitVBlank relative 1 and 10; 60 vblanks take 60 frames" },
+	  "drmWaitVBlank relative 1 and 10; 60 vblanks take 60 frames; the CRTC\n"
+	  "           off (plane kept): waits -EINVAL, the counter goes on after" },
 	{ "auth", group_auth,
 	  "an unauthenticated open gets -EACCES from GEM_FLINK/GEM_OPEN; the\n"
 	  "           master's flink works; after drmAuthMagic GEM_OPEN works" },
