@@ -72,6 +72,14 @@ bench: deps
 	$(MAKE) all
 	$(PYTHON) tests/bench/run.py $(BENCH_ARGS)
 
+# A long kmsvt-fuzz run on each kernel, one guest at a time (an hour each
+# by default): make fuzz FUZZ_SECONDS=600 FUZZ_SEED=42.  docs/RELIABILITY.md.
+FUZZ_SECONDS ?= 3600
+.PHONY: fuzz
+fuzz: deps
+	$(MAKE) all
+	$(PYTHON) tests/fuzz_long.py --seconds $(FUZZ_SECONDS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))
+
 check:
 	sh scripts/check.sh
 

@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import initramfs  # noqa: E402
 
-GUEST_MODULES = ["test_console", "test_kms", "test_client", "test_memory", "test_switch", "test_seat",
+GUEST_MODULES = ["test_fuzz", "test_console", "test_kms", "test_client", "test_memory", "test_switch", "test_seat",
                  "test_kmscube", "test_xorg", "test_panic", "test_fbdev", "test_systemd_guest",
                  "test_faults", "test_security"]
 
