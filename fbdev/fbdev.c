@@ -91,8 +91,11 @@ static struct drm_display_mode *kmsvt_fbdev_mode(struct kmsvt_fbdev *fbdev,
 			found = drm_mode_duplicate(drm, found);
 		mutex_unlock(&drm->mode_config.mutex);
 	}
-	if (!found)
+	if (!found) {
 		found = drm_cvt_mode(drm, w, h, 60, false, false, false);
+		if (found)
+			drm_mode_set_crtcinfo(found, CRTC_INTERLACE_HALVE_V);
+	}
 	if (found && kmsvt_mode_valid(to_kmsvt(drm), found) != MODE_OK) {
 		drm_mode_destroy(drm, found);
 		found = NULL;

@@ -270,6 +270,19 @@ static enum drm_mode_status kmsvt_crtc_mode_valid(struct drm_crtc *crtc,
 	return kmsvt_mode_valid(to_kmsvt(crtc->dev), mode);
 }
 
+/*
+ * A mode from userspace comes with its CRTC timings, one an in-kernel
+ * client made up (drm_cvt_mode()) may not: without them the vblank core
+ * has no frame duration and the frame period below would divide by zero.
+ */
+static bool kmsvt_crtc_mode_fixup(struct drm_crtc *crtc, const struct drm_display_mode *mode,
+				  struct drm_display_mode *adjusted_mode)
+{
+	drm_mode_set_crtcinfo(adjusted_mode, CRTC_INTERLACE_HALVE_V);
+	return adjusted_mode->crtc_clock > 0 && adjusted_mode->crtc_htotal &&
+	       adjusted_mode->crtc_vtotal;
+}
+
 static void kmsvt_crtc_atomic_enable(struct drm_crtc *crtc, struct drm_atomic_state *state)
 {
 	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
@@ -395,6 +408,7 @@ const struct drm_mode_config_helper_funcs kmsvt_mode_config_helpers = {
 
 static const struct drm_crtc_helper_funcs kmsvt_crtc_helper_funcs = {
 	.mode_valid = kmsvt_crtc_mode_valid,
+	.mode_fixup = kmsvt_crtc_mode_fixup,
 	.atomic_enable = kmsvt_crtc_atomic_enable,
 	.atomic_disable = kmsvt_crtc_atomic_disable,
 	.atomic_flush = kmsvt_crtc_atomic_flush,

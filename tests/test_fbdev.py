@@ -101,9 +101,9 @@ def size_is(g, w, h, timeout=10):
 
 
 def test_fbset_mode(ctx):
-    """fbset reads the mode, changes it to 800x600 and back (the screen's
-    size and the console's text read back), and an impossible mode is
-    refused and changes nothing."""
+    """fbset reads the mode, changes it to 800x600, to a size no listed
+    mode has (1000x704) and back (the screen's size and the console's text
+    read back), and an impossible mode is refused and changes nothing."""
     g = fb_guest(ctx, "fbset")
     st, out = g.sh("fbset")
     check(st == 0 and re.search(r'mode "1280x800', out) and "geometry 1280 800" in out,
@@ -122,6 +122,14 @@ def test_fbset_mode(ctx):
         img = size_is(g, 800, 600)
         check(screenreader.find_text(img, "console at 800x600"),
               "%s: the console changed after fbset %s" % (g.name, bad))
+
+    # A size the connector does not list: the console makes a CVT mode for
+    # it (this divided by zero in the CRTC once: its CRTC timings were unset).
+    st, out = g.sh("fbset -xres 1000 -yres 704")
+    check(st == 0, "%s: fbset 1000x704: %r" % (g.name, out))
+    size_is(g, 1000, 704)
+    g.tty_write(CLEAR + "console at 1000x704\n")
+    g.wait_screen_text("console at 1000x704")
 
     st, out = g.sh("fbset -xres 1280 -yres 800")
     check(st == 0, "%s: fbset 1280x800: %r" % (g.name, out))
