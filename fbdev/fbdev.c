@@ -218,11 +218,19 @@ static int kmsvt_fb_pan_display(struct fb_var_screeninfo *var, struct fb_info *i
 	return kmsvt_fbdev_show(fbdev, &to);
 }
 
-/* FBIO_WAITFORVSYNC: back after the next vblank, or at once with the CRTC off. */
+/*
+ * FBIO_WAITFORVSYNC: back after the next vblank, or at once with the CRTC
+ * off.  Not drm_crtc_wait_one_vblank(): a master may turn the CRTC off
+ * while we wait, and that helper then warns after 100 ms of no vblank.
+ * Here the wait ends when vblank goes off too, and a signal ends it.
+ */
 static int kmsvt_fb_ioctl(struct fb_info *info, unsigned int cmd, unsigned long arg)
 {
 	struct kmsvt_fbdev *fbdev = info->par;
 	struct drm_crtc *crtc = &to_kmsvt(fbdev->client.dev)->crtc;
+	struct drm_vblank_crtc *vblank = &crtc->dev->vblank[drm_crtc_index(crtc)];
+	u64 last;
+	long ret;
 	u32 screen;
 
 	if (cmd != FBIO_WAITFORVSYNC)
@@ -231,11 +239,15 @@ static int kmsvt_fb_ioctl(struct fb_info *info, unsigned int cmd, unsigned long 
 		return -EFAULT;
 	if (screen)
 		return -EINVAL;
-	if (!drm_crtc_vblank_get(crtc)) {
-		drm_crtc_wait_one_vblank(crtc);
-		drm_crtc_vblank_put(crtc);
-	}
-	return 0;
+	if (drm_crtc_vblank_get(crtc))
+		return 0;
+	last = drm_crtc_vblank_count(crtc);
+	ret = wait_event_interruptible_timeout(vblank->queue,
+					       drm_crtc_vblank_count(crtc) != last ||
+					       !READ_ONCE(vblank->enabled),
+					       msecs_to_jiffies(100));
+	drm_crtc_vblank_put(crtc);
+	return ret < 0 ? ret : 0;
 }
 
 static int kmsvt_fb_setcolreg(unsigned int regno, unsigned int red, unsigned int green,
