@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 
+import debugchecks
 import initramfs
 import screenreader
 from vm import Vm
@@ -162,7 +163,8 @@ class Guest(Vm):
             log = self.sh("dmesg", timeout=30)[1]
         except Exception as e:
             return self.reports_before_crash + ["dmesg not read after the test: %s" % e]
-        return self.reports_before_crash + kernel_reports(log)
+        # The debug kernel's kmemleak (KMSVT_DEBUG_CHECKS=1, make test-debug).
+        return self.reports_before_crash + kernel_reports(log) + debugchecks.problems(self)
 
     def assert_no_oops(self):
         reports = kernel_reports(self.dmesg())

@@ -79,14 +79,27 @@ def _modname(path):
     return base.split(".ko")[0].replace("-", "_")
 
 
+def _builtin(rel):
+    """Names of the modules built into rel's kernel (modules.builtin)."""
+    path = os.path.join(kernel_dir(rel), "lib", "modules", rel, "modules.builtin")
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {_modname(line.strip()) for line in f if line.strip()}
+
+
 def resolve_modules(rel, names):
-    """Paths (relative to lib/modules/<rel>) of names and their dependencies."""
+    """Paths (relative to lib/modules/<rel>) of names and their dependencies;
+    a module built into the kernel (the debug kernel's) needs no file."""
     deps = _moddep(rel)
     by_name = {_modname(p): p for p in deps}
+    builtin = _builtin(rel)
     out, todo = [], list(names)
     while todo:
         n = todo.pop()
         p = by_name.get(n.replace("-", "_"))
+        if p is None and n.replace("-", "_") in builtin:
+            continue
         if p is None:
             raise RuntimeError("module %s not in %s's modules.dep" % (n, rel))
         if p in out:

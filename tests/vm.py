@@ -18,6 +18,9 @@ from screenreader import Image
 
 QEMU = "qemu-system-x86_64"
 LOGDIR = os.path.join(initramfs.BUILD, "test-logs")
+# Seconds from QEMU's start to the guest's init; make test-debug raises it
+# for the debug kernel (KASAN, lockdep and kmemleak under TCG).
+BOOT_TIMEOUT = float(os.environ.get("KMSVT_BOOT_TIMEOUT", "120"))
 
 
 class VmError(Exception):
@@ -180,9 +183,9 @@ class Vm:
     def write(self, text):
         self.serial.sendall(text.encode())
 
-    def boot(self, timeout=120):
+    def boot(self, timeout=None):
         """Wait for init and get a quiet shell (no echo)."""
-        self.wait_for(r"KMSVT-INIT-READY", timeout)
+        self.wait_for(r"KMSVT-INIT-READY", timeout or BOOT_TIMEOUT)
         self.booted_at = time.monotonic()
         time.sleep(0.3)
         self.sh("stty -echo; dmesg -n 1; PS1=; PS2=", timeout=60)
