@@ -82,7 +82,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-j", "--jobs", type=int, default=2)
-    ap.add_argument("-k", "--select", default="")
+    ap.add_argument("-k", "--select", default="",
+                    help="run the tests whose module.name holds any of these "
+                    "comma-separated substrings, except those holding one "
+                    "given with a leading '-'")
+    ap.add_argument("--modules", default=",".join(GUEST_MODULES),
+                    help="comma-separated guest test modules (default: the suite's; "
+                    "make test-debug adds test_faultinject)")
     ap.add_argument("--no-unit", action="store_true")
     ap.add_argument("--no-memcheck", action="store_true",
                     help="boot the guests without slub_debug, page_poison and KFENCE")
@@ -92,14 +98,17 @@ def main():
     harness.MEMCHECK = not args.no_memcheck
 
     kernels = args.kernels or initramfs.releases()
+    selects = [s for s in args.select.split(",") if s and not s.startswith("-")]
+    excludes = [s[1:] for s in args.select.split(",") if s.startswith("-")]
     jobs, modules = [], []
-    for modname in GUEST_MODULES:
+    for modname in args.modules.split(","):
         mod = importlib.import_module(modname)
         before = len(jobs)
         for name in sorted(n for n, f in vars(mod).items() if n.startswith("test_")
                            and inspect.isfunction(f) and f.__module__ == modname):
             full = "%s.%s" % (modname, name)
-            if args.select and args.select not in full:
+            if selects and not any(s in full for s in selects) or \
+                    any(s in full for s in excludes):
                 continue
             for rel in kernels:
                 jobs.append((rel, full, getattr(mod, name)))
