@@ -246,3 +246,24 @@ def test_reprobe_resizes(ctx):
     g.sh("printf reset > %s" % override, check=True)
     _wait_mode(g, 1280, 800, "the first EDID again")
     g.assert_no_oops()
+
+
+def test_reprobe_then_rmmod(ctx):
+    # The console resized by a re-probe, then the module unloaded: the VTs
+    # go back to fbcon, whose mode list must know the size they are at
+    # (found on the debug kernel: fbcon_switch -> display_to_var ->
+    # fb_videomode_to_var(NULL), a GPF in rmmod, on 6.1 and 6.12 alike).
+    g = ctx.guest("reprobe-rmmod")
+    _wait_mode(g, 1280, 800, "before the new EDID")
+    override = "/sys/kernel/debug/dri/0/Virtual-1/edid_override"
+    octal = "".join("\\%03o" % b for b in edid_1024x768())
+    g.sh("printf '%s' > /tmp/edid && cat /tmp/edid > %s" % (octal, override), check=True)
+    _wait_mode(g, 1024, 768, "after the new EDID")
+    st, out = g.sh("rmmod kmsvt", timeout=120)
+    check(st == 0, "rmmod kmsvt after the console was resized: %d %r" % (st, out))
+    g.assert_no_oops()
+    st, out = g.sh("modprobe kmsvt")
+    check(st == 0, "modprobe failed: %r" % out)
+    g.tty_write(CLEAR + "after reload\n")
+    g.wait_screen_text("after reload")
+    g.assert_no_oops()
