@@ -3,7 +3,7 @@
 are built), then every guest test on every target kernel.  Prints one
 line a test and, last, "N passed, N failed".
 
-usage: tests/run.py [-j JOBS] [-k SUBSTRING] [--no-memcheck] [KERNEL_RELEASE ...]
+usage: tests/run.py [-j JOBS] [-k SUBSTRING] [--repeat N] [--no-memcheck] [KERNEL_RELEASE ...]
 
 The guests boot with slub_debug=FZPU page_poison=1 (and KFENCE where the
 kernel has it); whatever their kernels report fails the test.
@@ -90,6 +90,9 @@ def main():
                     help="comma-separated guest test modules (default: the suite's; "
                     "make test-debug adds test_faultinject)")
     ap.add_argument("--no-unit", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="run each selected guest test N times (a flake hunt: "
+                    "every run must pass)")
     ap.add_argument("--no-memcheck", action="store_true",
                     help="boot the guests without slub_debug, page_poison and KFENCE")
     ap.add_argument("kernels", nargs="*")
@@ -111,7 +114,8 @@ def main():
                     any(s in full for s in excludes):
                 continue
             for rel in kernels:
-                jobs.append((rel, full, getattr(mod, name)))
+                for _ in range(args.repeat):
+                    jobs.append((rel, full, getattr(mod, name)))
         if len(jobs) > before:
             modules.append(mod)
 
