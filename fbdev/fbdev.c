@@ -686,6 +686,24 @@ static int kmsvt_fbdev_setup(struct kmsvt_fbdev *fbdev)
  * the console's buffer (it is never replaced, see kmsvt_fb_check_var()),
  * and the console takes the new size, as fbset would set it.
  */
+/*
+ * A size set here rather than through FBIOPUT_VSCREENINFO (which does the
+ * same in fb_set_var()) goes into the fb's mode list too: fbcon, when it
+ * gets the VTs back (kmsvt unloaded), looks the current size up there and
+ * dereferences what it finds.  Caller holds the console lock.
+ */
+static int kmsvt_fbdev_add_mode(struct fb_info *info)
+{
+	struct fb_videomode mode;
+	int ret;
+
+	fb_var_to_videomode(&mode, &info->var);
+	lock_fb_info(info);
+	ret = fb_add_videomode(&mode, &info->modelist);
+	unlock_fb_info(info);
+	return ret;
+}
+
 static int kmsvt_fbdev_hotplug(struct drm_client_dev *client)
 {
 	struct kmsvt_fbdev *fbdev = to_fbdev(client);
@@ -714,6 +732,8 @@ static int kmsvt_fbdev_hotplug(struct drm_client_dev *client)
 	ret = kmsvt_fbdev_show(fbdev, &fbdev->info->var);
 	if (ret)
 		fbdev->info->var = var;
+	else
+		ret = kmsvt_fbdev_add_mode(fbdev->info);
 	console_unlock();
 	return ret;
 }
