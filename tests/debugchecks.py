@@ -24,10 +24,14 @@ def kmemleak_records(g, timeout=600):
     """Scan (twice: an object is reported once it has been seen unreferenced
     by a scan and is older than 5 s) and return the records, or None when
     the kernel has no kmemleak."""
-    st, out = g.sh("if [ -e %s ]; then echo scan > %s; sleep 1; echo scan > %s; cat %s; "
+    st, out = g.sh("if [ -e %s ]; then echo scan > %s && sleep 1 && echo scan > %s || "
+                   "echo KMEMLEAK-SCAN-FAILED; cat %s; "
                    "else echo NO-KMEMLEAK; fi" % ((KMEMLEAK,) * 4), timeout=timeout)
     if "NO-KMEMLEAK" in out:
         return None
+    if "KMEMLEAK-SCAN-FAILED" in out:
+        # kmemleak turned itself off (e.g. its object pool ran out): say so.
+        raise RuntimeError("kmemleak cannot scan: %s" % out.strip()[-500:])
     parts = re.split(r"(?m)^(?=unreferenced object )", out)
     return [p.rstrip() for p in parts if p.startswith("unreferenced object ")]
 
