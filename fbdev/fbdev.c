@@ -773,10 +773,16 @@ void kmsvt_fbdev_set_suspend(struct kmsvt_device *kdev, bool suspend)
 	console_unlock();
 }
 
+/* The last master closed its file: the console's picture again. */
+static int kmsvt_fbdev_client_restore(KMSVT_CLIENT_RESTORE_PARAMS)
+{
+	return kmsvt_fbdev_restore(client);
+}
+
 /* No .owner: the client lives and dies with the device, not beyond it. */
 static const struct drm_client_funcs kmsvt_fbdev_funcs = {
 	.unregister = kmsvt_fbdev_unregister,
-	.restore = kmsvt_fbdev_restore,
+	.restore = kmsvt_fbdev_client_restore,
 	.hotplug = kmsvt_fbdev_hotplug,
 };
 

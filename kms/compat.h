@@ -41,6 +41,17 @@ static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
 #endif
 }
 
+/*
+ * Later 6.12.y releases pass drm_client_funcs.restore a "force" flag
+ * (Kbuild defines KMSVT_CLIENT_RESTORE_FORCE when the headers have it);
+ * kmsvt's console never forces its way past a DRM master.
+ */
+#ifdef KMSVT_CLIENT_RESTORE_FORCE
+#define KMSVT_CLIENT_RESTORE_PARAMS struct drm_client_dev *client, bool force
+#else
+#define KMSVT_CLIENT_RESTORE_PARAMS struct drm_client_dev *client
+#endif
+
 /* 6.6 removed FBINFO_DEFAULT (it was 0). */
 #ifndef FBINFO_DEFAULT
 #define FBINFO_DEFAULT 0
