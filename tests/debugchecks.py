@@ -36,9 +36,19 @@ def kmemleak_records(g, timeout=600):
     return [p.rstrip() for p in parts if p.startswith("unreferenced object ")]
 
 
+# Leaks of the DRM core itself, not kmsvt's: logged, not failed.
+KNOWN_LEAKS = (
+    # 6.12's drm_connector_cleanup() never frees connector->edid_override:
+    # a device removed (rmmod) while debugfs' edid_override is set leaks
+    # the EDID (test_console.test_reprobe_then_rmmod).
+    "drm_edid_override_set+",
+)
+
+
 def split_records(records):
     """(leaks of the display stack, the others)."""
-    ours = [r for r in records if DISPLAY_RX.search(r)]
+    ours = [r for r in records if DISPLAY_RX.search(r)
+            and not any(k in r for k in KNOWN_LEAKS)]
     return ours, [r for r in records if r not in ours]
 
 
