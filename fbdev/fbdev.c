@@ -37,6 +37,9 @@ struct kmsvt_fbdev {
 	/* The device nodes /dev/fbN was mapped through (see kmsvt_fb_mmap). */
 	struct mutex nodes_lock;
 	struct list_head nodes;
+	/* Taking the display back again, after a commit that failed. */
+	struct delayed_work retake;
+	unsigned int retakes;
 };
 
 struct kmsvt_fb_node {
@@ -300,11 +303,40 @@ void kmsvt_fbdev_blank(struct kmsvt_device *kdev, bool blank)
 		kmsvt_fbdev_dpms(kdev->fbdev, blank);
 }
 
+/*
+ * The display back to the console after a master left, or a VT left
+ * graphics mode.  A commit that fails, for want of memory for its state
+ * most likely, would leave the screen black until the next master leaves:
+ * try again, a few frames apart, for a second, then say so.
+ */
+#define KMSVT_RETAKE_TRIES	20
+#define KMSVT_RETAKE_MS		50
+
+static int kmsvt_fbdev_take_back(struct kmsvt_fbdev *fbdev)
+{
+	int ret = kmsvt_fbdev_restore(&fbdev->client);
+
+	if (!ret) {
+		fbdev->retakes = 0;
+	} else if (++fbdev->retakes < KMSVT_RETAKE_TRIES) {
+		schedule_delayed_work(&fbdev->retake, msecs_to_jiffies(KMSVT_RETAKE_MS));
+	} else {
+		drm_err(fbdev->client.dev, "console: cannot take the display back (%d)\n", ret);
+		fbdev->retakes = 0;
+	}
+	return ret;
+}
+
+static void kmsvt_fbdev_retake(struct work_struct *work)
+{
+	kmsvt_fbdev_take_back(container_of(to_delayed_work(work), struct kmsvt_fbdev, retake));
+}
+
 /* A VT leaves graphics mode: the console's mode again, unless a master holds the display. */
 void kmsvt_fbdev_restore_display(struct kmsvt_device *kdev)
 {
 	if (kdev->fbdev)
-		kmsvt_fbdev_restore(&kdev->fbdev->client);
+		kmsvt_fbdev_take_back(kdev->fbdev);
 }
 
 /*
@@ -743,6 +775,7 @@ static void kmsvt_fbdev_unregister(struct drm_client_dev *client)
 	struct kmsvt_fbdev *fbdev = to_fbdev(client);
 
 	to_kmsvt(client->dev)->fbdev = NULL;
+	cancel_delayed_work_sync(&fbdev->retake);
 
 	if (fbdev->info) {
 		kmsvt_con_detach(to_kmsvt(client->dev));
@@ -776,7 +809,7 @@ void kmsvt_fbdev_set_suspend(struct kmsvt_device *kdev, bool suspend)
 /* The last master closed its file: the console's picture again. */
 static int kmsvt_fbdev_client_restore(KMSVT_CLIENT_RESTORE_PARAMS)
 {
-	return kmsvt_fbdev_restore(client);
+	return kmsvt_fbdev_take_back(to_fbdev(client));
 }
 
 /* No .owner: the client lives and dies with the device, not beyond it. */
@@ -797,6 +830,7 @@ void kmsvt_fbdev_init(struct kmsvt_device *kdev)
 		return;
 	mutex_init(&fbdev->nodes_lock);
 	INIT_LIST_HEAD(&fbdev->nodes);
+	INIT_DELAYED_WORK(&fbdev->retake, kmsvt_fbdev_retake);
 	ret = drm_client_init(&kdev->drm, &fbdev->client, "kmsvt-fbdev", &kmsvt_fbdev_funcs);
 	if (ret) {
 		kmsvt_fb_put_nodes(fbdev);

@@ -17,6 +17,7 @@
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_debugfs.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 #include <drm/drm_vblank.h>
 
@@ -414,6 +415,12 @@ static const struct drm_crtc_helper_funcs kmsvt_crtc_helper_funcs = {
 	.atomic_flush = kmsvt_crtc_atomic_flush,
 };
 
+/* The timer must be dead before the device memory goes away. */
+static void kmsvt_crtc_release(struct drm_device *drm, void *data)
+{
+	hrtimer_cancel(&to_kmsvt(drm)->vblank_timer);
+}
+
 int kmsvt_crtc_init(struct kmsvt_device *kdev)
 {
 	int ret;
@@ -422,6 +429,10 @@ int kmsvt_crtc_init(struct kmsvt_device *kdev)
 	hrtimer_init(&kdev->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	kdev->vblank_timer.function = kmsvt_vblank_fire;
 	kdev->frame_period = ns_to_ktime(NSEC_PER_SEC / 60);
+	/* Added only once the timer exists: a probe that fails before has none. */
+	ret = drmm_add_action(&kdev->drm, kmsvt_crtc_release, NULL);
+	if (ret)
+		return ret;
 
 	ret = drm_crtc_init_with_planes(&kdev->drm, &kdev->crtc, &kdev->primary, NULL,
 					&kmsvt_crtc_funcs, NULL);
@@ -461,8 +472,3 @@ void kmsvt_crtc_debugfs_init(struct drm_minor *minor)
 				 minor->debugfs_root, minor);
 }
 
-/* The timer must be dead before the device memory goes away. */
-void kmsvt_crtc_fini(struct kmsvt_device *kdev)
-{
-	hrtimer_cancel(&kdev->vblank_timer);
-}

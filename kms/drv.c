@@ -159,10 +159,7 @@ static int kmsvt_modeset_init(struct kmsvt_device *kdev)
 
 static void kmsvt_release(struct drm_device *drm, void *data)
 {
-	struct kmsvt_device *kdev = to_kmsvt(drm);
-
-	kmsvt_crtc_fini(kdev);
-	kmsvt_hw_fini(kdev);
+	kmsvt_hw_fini(to_kmsvt(drm));
 }
 
 static int kmsvt_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent)

@@ -134,7 +134,6 @@ int kmsvt_hw_scanout_valid(const struct kmsvt_scanout *so, u32 height);
 
 /* kms/crtc.c, kms/plane.c, kms/output.c */
 int kmsvt_crtc_init(struct kmsvt_device *kdev);
-void kmsvt_crtc_fini(struct kmsvt_device *kdev);
 void kmsvt_crtc_debugfs_init(struct drm_minor *minor);
 void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *so);
 void kmsvt_queue_blank(struct kmsvt_device *kdev);
