@@ -133,6 +133,8 @@ struct fz {
 	int nmodes;
 	struct scan scan[2];
 	uint64_t fb_size;	/* /dev/fb0's smem_len */
+	int core_bugs;		/* --core-bugs: also what hits known DRM core bugs */
+	int has_magic;		/* this file got a magic (GET_MAGIC) */
 };
 
 extern struct fz fz;

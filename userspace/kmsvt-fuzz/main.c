@@ -62,6 +62,8 @@ static void usage(FILE *f)
 		"  -f, --fb PATH      fbdev device (default /dev/fb0)\n"
 		"  -T, --tty PATH     VT to fuzz (default /dev/tty2; never tty1)\n"
 		"  -o, --only GROUPS  only these groups, comma-separated: drm, fb, vt, fault\n"
+		"  -B, --core-bugs    also make the calls that hit known DRM core bugs\n"
+		"                     (see the man page); off by default\n"
 		"  -h, --help         this text\n"
 		"\n"
 		"Output: anomalies as they happen (\"kmsvt-fuzz: ANOMALY: ...\"), then a line\n"
@@ -104,12 +106,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "fb", required_argument, NULL, 'f' },
 		{ "tty", required_argument, NULL, 'T' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "core-bugs", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:n:t:p:d:f:T:o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:t:p:d:f:T:o:Bh", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o->seed = strtoull(optarg, NULL, 0);
@@ -134,6 +137,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'o':
 			o->groups = parse_groups(optarg);
+			break;
+		case 'B':
+			fz.core_bugs = 1;
 			break;
 		case 'h':
 			usage(stdout);
