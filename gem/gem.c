@@ -32,6 +32,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_vram_helper.h>
 #include <drm/drm_mode.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_resource.h>
@@ -81,6 +82,27 @@ int kmsvt_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
 bool kmsvt_gem_is_ours(const struct drm_gem_object *obj)
 {
 	return !obj->import_attach;
+}
+
+/*
+ * A dma-buf of one of our own buffers imports as that buffer.  The DRM
+ * core keeps one dma-buf per buffer and warns when another one comes back
+ * (drm_gem_prime_fd_to_handle(): WARN_ON(obj->dma_buf != dma_buf)), yet
+ * it makes two itself: when a buffer's last handle closes it forgets its
+ * dma-buf, which lives on in an fd, and GETFB can give the buffer a new
+ * handle that exports a second one.  Importing the first then warned
+ * (found by kmsvt-fuzz).  Refuse that import instead, with -EBUSY; the
+ * caller holds dev->object_name_lock, which guards obj->dma_buf.
+ */
+struct drm_gem_object *kmsvt_gem_prime_import(struct drm_device *drm, struct dma_buf *dma_buf)
+{
+	struct drm_gem_object *obj = drm_gem_prime_import(drm, dma_buf);
+
+	if (!IS_ERR(obj) && obj->dma_buf && obj->dma_buf != dma_buf) {
+		drm_gem_object_put(obj);
+		return ERR_PTR(-EBUSY);
+	}
+	return obj;
 }
 
 /* VRAM offset of a pinned buffer, from the start of VRAM. */

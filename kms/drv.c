@@ -120,6 +120,7 @@ static const struct drm_driver kmsvt_driver = {
 	.minor = 0,
 	.dumb_create = kmsvt_gem_dumb_create,
 	.dumb_map_offset = drm_gem_ttm_dumb_map_offset,
+	.gem_prime_import = kmsvt_gem_prime_import,
 	.debugfs_init = kmsvt_debugfs_init,
 	.master_drop = kmsvt_master_drop,
 	KMSVT_PRIME_CALLBACKS

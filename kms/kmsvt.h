@@ -151,6 +151,7 @@ int kmsvt_gem_init(struct kmsvt_device *kdev);
 int kmsvt_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
 			  struct drm_mode_create_dumb *args);
 bool kmsvt_gem_is_ours(const struct drm_gem_object *obj);
+struct drm_gem_object *kmsvt_gem_prime_import(struct drm_device *drm, struct dma_buf *dma_buf);
 s64 kmsvt_gem_vram_offset(struct drm_gem_object *obj);
 int kmsvt_gem_pin_console(struct drm_gem_object *obj);
 void kmsvt_gem_unpin_console(struct drm_gem_object *obj);
@@ -179,6 +180,7 @@ void kmsvt_fbdev_blank(struct kmsvt_device *kdev, bool blank);
 extern unsigned int kmsvt_fbdev_bpp;
 
 /* fbdev/con.c */
+struct dma_buf;
 struct fb_info;
 void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info);
 void kmsvt_con_detach(struct kmsvt_device *kdev);

@@ -159,7 +159,8 @@ static const struct group groups[] = {
 	  "           master's flink works; after drmAuthMagic GEM_OPEN works" },
 	{ "prime", group_prime,
 	  "dma-buf export/import between two opens share memory (dumb mmap\n"
-	  "           on each, and mmap of the dma-buf fd); mmap at an offset" },
+	  "           on each, and mmap of the dma-buf fd); mmap at an offset; a\n"
+	  "           buffer's first dma-buf after a second export: a clean error" },
 	{ "bad", group_bad,
 	  "bad dumb sizes, framebuffers past their buffer, impossible mode,\n"
 	  "           flips on an off CRTC, double frees, closing with a flip\n"

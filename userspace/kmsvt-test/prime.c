@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmsvt-test's prime group: dma-buf export/import between two opens share
- * memory (dumb mmap on each, and mmap of the dma-buf fd); mmap at an offset.
+ * memory (dumb mmap on each, and mmap of the dma-buf fd); mmap at an offset;
+ * a buffer exported twice (its handles closed in between, a framebuffer
+ * keeping it) imports its first dma-buf with a clean error.
  */
 #include "kmsvt-test.h"
 
@@ -122,6 +124,43 @@ static void prime_import(struct dev *d, int pfd, uint32_t h, size_t size)
 	close(fd2);
 }
 
+/*
+ * Export a framebuffer's buffer, close its handle (the buffer lives on in
+ * the framebuffer and the dma-buf), take a new handle with GETFB, export
+ * again: a second dma-buf for the same buffer.  Importing the first gave a
+ * WARNING in the DRM core; it must be a clean error (-EBUSY), or work.
+ */
+static void prime_second_dmabuf(struct dev *d)
+{
+	struct drm_mode_create_dumb c;
+	int x = -1, y = -1, ret;
+	uint32_t fb = 0, h = 0;
+	drmModeFBPtr f;
+
+	ret = dumb_create(d->fd, 64, 64, 32, &c);
+	ret = ret ? ret : add_fb(d->fd, 64, 64, c.handle, c.pitch, 0, &fb);
+	ret = ret ? ret : drmPrimeHandleToFD(d->fd, c.handle, DRM_CLOEXEC, &x) ? -errno : 0;
+	gem_close(d->fd, c.handle);
+	f = ret ? NULL : drmModeGetFB(d->fd, fb);
+	ret = ret ? ret : !f || !f->handle ? -ENOENT : 0;
+	ret = ret ? ret : drmPrimeHandleToFD(d->fd, f->handle, DRM_CLOEXEC, &y) ? -errno : 0;
+	if (check(!ret, "prime_second_dmabuf_setup", "%s", err(ret))) {
+		ret = drmPrimeFDToHandle(d->fd, x, &h) ? -errno : 0;
+		check(!ret || ret == -EBUSY, "prime_first_dmabuf_import_clean", "%s", err(ret));
+	}
+	if (f && f->handle)
+		gem_close(d->fd, f->handle);
+	if (h)
+		gem_close(d->fd, h);
+	drmModeFreeFB(f);
+	if (fb)
+		drmModeRmFB(d->fd, fb);
+	if (x >= 0)
+		close(x);
+	if (y >= 0)
+		close(y);
+}
+
 void group_prime(struct dev *d)
 {
 	struct drm_mode_create_dumb c;
@@ -148,4 +187,5 @@ void group_prime(struct dev *d)
 	prime_import(d, pfd, c.handle, c.size);
 	dumb_destroy(d->fd, c.handle);
 	close(pfd);
+	prime_second_dmabuf(d);
 }
