@@ -85,8 +85,10 @@ def switch(g, vt, sessions, timeout=10):
         if want in text and all(owner_text(v, sessions) not in text
                                 for v in sessions if v != vt):
             break
-        check(time.monotonic() < deadline, "%s: after switching to vt %d the screen reads %r" % (
-            g.name, vt, text))
+        check(time.monotonic() < deadline, "%s: after switching to vt %d the screen reads %r\n"
+              "%s\nkmsvt_stats: %r\ndmesg tail:\n%s" % (
+                  g.name, vt, text, logs(g), debugfs_numbers(g, "kmsvt_stats"),
+                  g.sh("dmesg | tail -n 20")[1]))
         time.sleep(0.1)
     return float(m.group(2)), float(m.group(4)) if m.group(4) else None
 
