@@ -714,6 +714,18 @@ static const struct consw kmsvt_consw = {
 	.con_set_palette = kmsvt_con_set_palette,
 };
 
+/*
+ * Is a text VT in front (the console's picture due on screen)?  Without
+ * the console lock: a hint for taking the display back, which is safe
+ * whatever the answer.
+ */
+bool kmsvt_con_text_in_front(void)
+{
+	struct vc_data *vc = vc_cons[READ_ONCE(fg_console)].d;
+
+	return vc && READ_ONCE(vc->vc_mode) == KD_TEXT;
+}
+
 /* ---- attach to a device ---- */
 
 /*

@@ -332,6 +332,23 @@ static void kmsvt_fbdev_retake(struct work_struct *work)
 	kmsvt_fbdev_take_back(container_of(to_delayed_work(work), struct kmsvt_fbdev, retake));
 }
 
+/*
+ * Nobody holds the display and a text VT is in front, yet the console's
+ * picture may not be what is on screen: a master dropped its role after
+ * the switch to that VT tried to give the display back (the console's
+ * restore then found it busy), or a commit of its that had passed the
+ * master check before the drop landed after the restore.  Take it back,
+ * from a worker (callers hold the master lock or are in a commit); the
+ * restore yields to any master that came meanwhile.
+ */
+void kmsvt_fbdev_unowned(struct kmsvt_device *kdev)
+{
+	struct kmsvt_fbdev *fbdev = kdev->fbdev;
+
+	if (fbdev && kmsvt_con_text_in_front())
+		mod_delayed_work(system_wq, &fbdev->retake, msecs_to_jiffies(KMSVT_RETAKE_MS));
+}
+
 /* A VT leaves graphics mode: the console's mode again, unless a master holds the display. */
 void kmsvt_fbdev_restore_display(struct kmsvt_device *kdev)
 {

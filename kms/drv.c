@@ -108,6 +108,7 @@ static void kmsvt_debugfs_init(struct drm_minor *minor)
 static void kmsvt_master_drop(struct drm_device *drm, struct drm_file *file)
 {
 	kmsvt_crtc_master_drop(to_kmsvt(drm));
+	kmsvt_fbdev_unowned(to_kmsvt(drm));
 }
 
 static const struct drm_driver kmsvt_driver = {

@@ -176,6 +176,7 @@ int kmsvt_debugfs_word(const char __user *ubuf, size_t len, char *buf, size_t si
 void kmsvt_fbdev_init(struct kmsvt_device *kdev);
 void kmsvt_fbdev_set_suspend(struct kmsvt_device *kdev, bool suspend);
 void kmsvt_fbdev_restore_display(struct kmsvt_device *kdev);
+void kmsvt_fbdev_unowned(struct kmsvt_device *kdev);
 void kmsvt_fbdev_blank(struct kmsvt_device *kdev, bool blank);
 extern unsigned int kmsvt_fbdev_bpp;
 
@@ -186,5 +187,6 @@ void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info);
 void kmsvt_con_detach(struct kmsvt_device *kdev);
 void kmsvt_con_mode_changed(struct kmsvt_device *kdev);
 void kmsvt_con_set_suspend(struct kmsvt_device *kdev, bool suspend);
+bool kmsvt_con_text_in_front(void);
 
 #endif /* KMSVT_H */

@@ -129,6 +129,9 @@ static void kmsvt_plane_atomic_update(struct drm_plane *plane, struct drm_atomic
 
 	kmsvt_plane_scanout(new, &so);
 	kmsvt_queue_scanout(kdev, &so);
+	/* Another client's picture while nobody is master: a late commit. */
+	if (!READ_ONCE(plane->dev->master) && new->fb->obj[0] != kdev->console_obj)
+		kmsvt_fbdev_unowned(kdev);
 }
 
 /*
