@@ -6,24 +6,6 @@
  */
 #include "kmsvt-test.h"
 
-/* Raise or drop CAP_SYS_ADMIN in the effective set (root counts as authenticated). */
-static int sysadmin(int on)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct cap[2];
-	uint32_t bit = CAP_TO_MASK(CAP_SYS_ADMIN);
-
-	if (syscall(SYS_capget, &hdr, cap))
-		return -errno;
-	if (!(cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].permitted & bit))
-		return -EPERM;
-	if (on)
-		cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective |= bit;
-	else
-		cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~bit;
-	return syscall(SYS_capset, &hdr, cap) ? -errno : 0;
-}
-
 /* A second open that is neither master nor (as root would be) authenticated. */
 static int open_unauth(const char *path)
 {

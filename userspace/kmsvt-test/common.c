@@ -375,6 +375,27 @@ int within(double got, double want, double tol)
 	return want > 0 && dabs(got - want) <= tol * want;
 }
 
+/*
+ * Raise or drop CAP_SYS_ADMIN in the effective set (-EPERM if not permitted):
+ * root without it is neither authenticated nor allowed another's handles.
+ */
+int sysadmin(int on)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct cap[2];
+	uint32_t bit = CAP_TO_MASK(CAP_SYS_ADMIN);
+
+	if (syscall(SYS_capget, &hdr, cap))
+		return -errno;
+	if (!(cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].permitted & bit))
+		return -EPERM;
+	if (on)
+		cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective |= bit;
+	else
+		cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~bit;
+	return syscall(SYS_capset, &hdr, cap) ? -errno : 0;
+}
+
 /* ---- page flip events -------------------------------------------------- */
 
 static struct flips *flips_cur;

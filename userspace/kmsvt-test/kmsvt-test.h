@@ -116,6 +116,7 @@ int within(double got, double want, double tol);
 int wait_events(int fd, struct flips *f, int want, int timeout_ms);
 int flip_n(struct dev *d, struct flips *f, int n);
 void child_done(pid_t pid, int go, const char *name);
+int sysadmin(int on);
 
 /* atomic.c */
 void group_atomic(struct dev *d);

@@ -13,24 +13,6 @@
 #define PATTERN 0x5eca1ed0u
 #define REUSE_ROUNDS 24
 
-/* Raise or drop CAP_SYS_ADMIN in the effective set (-EPERM if not permitted). */
-static int sysadmin(int on)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct cap[2];
-	uint32_t bit = CAP_TO_MASK(CAP_SYS_ADMIN);
-
-	if (syscall(SYS_capget, &hdr, cap))
-		return -errno;
-	if (!(cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].permitted & bit))
-		return -EPERM;
-	if (on)
-		cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective |= bit;
-	else
-		cap[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~bit;
-	return syscall(SYS_capset, &hdr, cap) ? -errno : 0;
-}
-
 static int open_second(const struct dev *d)
 {
 	int fd = open(d->path, O_RDWR | O_CLOEXEC);
