@@ -114,11 +114,13 @@ def main():
                     any(s in full for s in excludes):
                 continue
             for rel in kernels:
-                for _ in range(args.repeat):
-                    jobs.append((rel, full, getattr(mod, name)))
+                for i in range(args.repeat):
+                    jobs.append((i, rel, full, getattr(mod, name)))
         if len(jobs) > before:
             modules.append(mod)
 
+    # Round by round: a sweep stopped early has run every test alike.
+    jobs = [j[1:] for j in sorted(jobs, key=lambda j: j[0])]
     passed = failed = 0
     t0 = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
