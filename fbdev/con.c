@@ -35,9 +35,9 @@
 #include <linux/workqueue.h>
 #include <drm/drm_print.h>
 
-#include "../kms/compat.h"
-#include "../kms/kmsvt.h"
-#include "../panic/draw.h"
+#include "compat.h"
+#include "kmsvt_drv.h"
+#include "draw/draw.h"
 
 #define KMSVT_CON_FONT_MAX_HEIGHT 32
 
@@ -132,7 +132,7 @@ static u32 kmsvt_con_rows(const struct kmsvt_con *con)
 /* Console calls: draw soon.  Lock-free, and safe from any context. */
 static void kmsvt_con_dirty(void)
 {
-	if (kmsvt_con.kdev && !kmsvt_panic_active(kmsvt_con.kdev))
+	if (kmsvt_con.kdev && !kmsvt_scanout_taken(kmsvt_con.kdev))
 		irq_work_queue(&kmsvt_con.kick);
 }
 
@@ -329,7 +329,7 @@ static struct vc_data *kmsvt_con_visible_vc(struct kmsvt_con *con)
 	struct vc_data *vc = vc_cons[fg_console].d;
 
 	if (!con->kdev || !kmsvt_con_is_ours(vc) || vc->vc_mode != KD_TEXT ||
-	    con->blanked || con->suspended || kmsvt_panic_active(con->kdev))
+	    con->blanked || con->suspended || kmsvt_scanout_taken(con->kdev))
 		return NULL;
 	return vc;
 }
@@ -405,7 +405,7 @@ static void kmsvt_con_draw(struct work_struct *work)
 	vc = kmsvt_con_visible_vc(con);
 	if (!vc)
 		goto out;
-	banner = kmsvt_panic_banner_height(con->kdev);
+	banner = kmsvt_scanout_banner(con->kdev);
 	if ((con->shown_vc != vc->vc_num || con->shown_banner != banner ||
 	     con->shown_cols != kmsvt_con_cols(con) || con->shown_rows != kmsvt_con_rows(con) ||
 	     kmsvt_con_palette_changed(con, vc)) && !kmsvt_con_reset(con, vc, banner))

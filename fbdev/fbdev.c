@@ -23,9 +23,9 @@
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_print.h>
 
-#include "../kms/compat.h"
-#include "../kms/kmsvt.h"
-#include "../panic/draw.h"
+#include "compat.h"
+#include "kmsvt_drv.h"
+#include "draw/draw.h"
 
 struct kmsvt_fbdev {
 	struct drm_client_dev client;
@@ -182,10 +182,11 @@ static int kmsvt_fb_check_var(struct fb_var_screeninfo *var, struct fb_info *inf
 {
 	struct kmsvt_fbdev *fbdev = info->par;
 	const struct drm_framebuffer *fb = fbdev->buffer->fb;
+	const struct drm_mode_config *config = &fbdev->client.dev->mode_config;
 	int ret;
 
 	if (var->bits_per_pixel != info->var.bits_per_pixel || var->grayscale ||
-	    var->nonstd || var->xres < DISPI_MIN_RES || var->yres < DISPI_MIN_RES ||
+	    var->nonstd || var->xres < config->min_width || var->yres < config->min_height ||
 	    var->xres > fb->width || var->yres > fb->height || var->xres % 8 ||
 	    var->xres_virtual > fb->width || var->yres_virtual > fb->height)
 		return -EINVAL;
@@ -491,9 +492,9 @@ static bool kmsvt_fb_clip(struct fb_info *info, u32 *dy, u32 *height, u32 *sy)
 	struct kmsvt_device *kdev = to_kmsvt(fbdev->client.dev);
 	u32 top, cut;
 
-	if (kmsvt_panic_active(kdev))
+	if (kmsvt_scanout_taken(kdev))
 		return false;
-	top = kmsvt_panic_banner_height(kdev);
+	top = kmsvt_scanout_banner(kdev);
 	if (*dy >= top)
 		return true;
 	cut = top - *dy;

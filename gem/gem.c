@@ -12,8 +12,8 @@
  * and not a shadow copy, with the measurements.
  *
  * What kmsvt adds to the helper:
- * - the VRAM it manages starts above the panic buffer at the start of VRAM,
- *   which nothing but the panic screen uses;
+ * - the VRAM it manages is the buffers' range of the VRAM layout
+ *   (layout.c), above the panic buffer;
  * - the console's buffer is pinned for good at the top of that range, so that
  *   fbcon can draw at any moment and masters get the contiguous rest;
  * - a bound on all buffers together (half of system memory, as TTM's own page
@@ -37,7 +37,7 @@
 #include <drm/ttm/ttm_device.h>
 #include <drm/ttm/ttm_resource.h>
 
-#include "../kms/kmsvt.h"
+#include "kmsvt_drv.h"
 
 /* DISPI wants whole groups of 8 pixels per line; 64 bytes covers any cpp. */
 #define KMSVT_PITCH_ALIGN 64
@@ -110,7 +110,7 @@ s64 kmsvt_gem_vram_offset(struct drm_gem_object *obj)
 {
 	s64 offset = drm_gem_vram_offset(drm_gem_vram_of_gem(obj));
 
-	return offset < 0 ? offset : offset + to_kmsvt(obj->dev)->gem_start;
+	return offset < 0 ? offset : offset + to_kmsvt(obj->dev)->layout.gem_start;
 }
 
 /*
@@ -138,6 +138,20 @@ void kmsvt_gem_unpin_console(struct drm_gem_object *obj)
 	WRITE_ONCE(kdev->console_size, 0);
 	kdev->console_obj = NULL;
 	drm_gem_vram_unpin(drm_gem_vram_of_gem(obj));
+}
+
+bool kmsvt_gem_is_console(const struct drm_gem_object *obj)
+{
+	return obj == to_kmsvt(obj->dev)->console_obj;
+}
+
+/*
+ * Can a mode of @size bytes a frame be shown, with room for a second
+ * buffer to flip to, next to the console's buffer?
+ */
+bool kmsvt_gem_mode_fits(struct kmsvt_device *kdev, u64 size)
+{
+	return size * 2 + READ_ONCE(kdev->console_size) <= kdev->layout.gem_size;
 }
 
 /* VRAM a buffer takes when pinned for scanout: none more for the console's. */
@@ -197,9 +211,8 @@ void kmsvt_gem_cleanup_fb(struct drm_plane *plane, struct drm_plane_state *state
 int kmsvt_gem_init(struct kmsvt_device *kdev)
 {
 	kdev->gem_limit = (u64)totalram_pages() << (PAGE_SHIFT - 1);	/* half */
-	/* The panic buffer at the start of VRAM is not the allocator's. */
-	return drmm_vram_helper_init(&kdev->drm, kdev->vram_base + kdev->gem_start,
-				     kdev->vram_size - kdev->gem_start);
+	return drmm_vram_helper_init(&kdev->drm, kdev->vram_base + kdev->layout.gem_start,
+				     kdev->layout.gem_size);
 }
 
 static int kmsvt_vram_show(struct seq_file *m, void *data)

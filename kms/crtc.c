@@ -4,7 +4,7 @@
  *
  * The Bochs display has no interrupt, so vblank is an hrtimer running at
  * the mode's refresh rate.  Page flips are latched by that timer: the plane
- * queues the new scanout address and the timer writes it to DISPI right
+ * queues the new scanout (kms/scanout.c) and the timer latches it right
  * before it signals the vblank and sends the flip's event, so an event
  * never precedes its flip.
  *
@@ -13,72 +13,13 @@
  * completed at once: the next master's first flip is then taken without
  * EBUSY and shown at the next vblank, one frame after the switch, not two.
  */
-#include <linux/seq_file.h>
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
-#include <drm/drm_debugfs.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 #include <drm/drm_vblank.h>
 
-#include "kmsvt.h"
-
-/*
- * Caller holds scanout_lock.  After a panic the panic screen stays.  Only a
- * new depth needs DISPI's mode registers; anything else moves the scanout
- * offsets, and black to a picture also opens the attribute controller.
- */
-static void kmsvt_apply_pending(struct kmsvt_device *kdev)
-{
-	const struct kmsvt_scanout *so = &kdev->pending;
-
-	if (!kdev->pending_valid || kdev->panicked)
-		return;
-	if (so->blank && !kdev->scanout.blank)
-		kdev->stats.blanks++;
-	if (so->bpp != kdev->scanout.bpp) {
-		kmsvt_hw_set_mode(kdev, so);
-		kdev->stats.mode_reloads++;
-	} else {
-		kmsvt_hw_set_base(kdev, so);
-		if (kdev->scanout.blank && !so->blank)
-			kmsvt_hw_blank(kdev, false);
-	}
-	kdev->stats.latched++;
-	kdev->scanout = *so;
-	kdev->pending_valid = false;
-}
-
-/*
- * Latch @so at the next vblank, or now when no vblank is running (nobody
- * waits for one, so there is nothing to tear against).
- */
-void kmsvt_queue_scanout(struct kmsvt_device *kdev, const struct kmsvt_scanout *so)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
-	kdev->pending = *so;
-	kdev->queued_at = ktime_get();
-	kdev->pending_valid = true;
-	kdev->stats.plane_updates++;
-	if (!kdev->vblank_running)
-		kmsvt_apply_pending(kdev);
-	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
-}
-
-/* The primary plane went off with the CRTC on: black, in the same mode. */
-void kmsvt_queue_blank(struct kmsvt_device *kdev)
-{
-	struct kmsvt_scanout so;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
-	so = kdev->pending_valid ? kdev->pending : kdev->scanout;
-	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
-	so.blank = true;
-	kmsvt_queue_scanout(kdev, &so);
-}
+#include "kmsvt_drv.h"
 
 /*
  * Complete @e outside a vblank, for a change that took effect just now (a
@@ -129,28 +70,11 @@ static void kmsvt_send_flip_event(struct kmsvt_device *kdev,
 	drm_crtc_vblank_put(&kdev->crtc);
 }
 
-/*
- * Caller holds scanout_lock.  Apply the pending scanout; the flip event
- * that waited for it is the caller's to send, after the lock.
- */
-static struct drm_pending_vblank_event *kmsvt_latch(struct kmsvt_device *kdev)
-{
-	struct drm_pending_vblank_event *event = kdev->flip_event;
-
-	kmsvt_apply_pending(kdev);
-	kdev->flip_event = NULL;
-	return event;
-}
-
 /* Latch the pending scanout now and complete its flip (if any). */
 static void kmsvt_flush_flip(struct kmsvt_device *kdev)
 {
-	struct drm_pending_vblank_event *event;
-	unsigned long flags;
+	struct drm_pending_vblank_event *event = kmsvt_scanout_latch(kdev, NULL);
 
-	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
-	event = kmsvt_latch(kdev);
-	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
 	if (event)
 		kmsvt_send_flip_event(kdev, event, true);
 }
@@ -171,7 +95,7 @@ void kmsvt_crtc_master_drop(struct kmsvt_device *kdev)
 static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 {
 	struct kmsvt_device *kdev = container_of(timer, struct kmsvt_device, vblank_timer);
-	struct drm_pending_vblank_event *event = NULL;
+	struct drm_pending_vblank_event *event;
 	ktime_t vblank;
 	bool running;
 
@@ -182,18 +106,7 @@ static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 	 */
 	hrtimer_forward_now(timer, kdev->frame_period);
 	vblank = ktime_sub(hrtimer_get_expires(timer), kdev->frame_period);
-
-	/*
-	 * The timer runs late when the host is busy (under TCG by several
-	 * milliseconds), and a flip may have been queued between this
-	 * vblank's time and now.  It must not latch here: its event would
-	 * say, with this vblank's number and time, that it was shown before
-	 * it was asked for.  It latches at the next vblank, as on hardware.
-	 */
-	raw_spin_lock(&kdev->scanout_lock);
-	if (!ktime_after(kdev->queued_at, vblank))
-		event = kmsvt_latch(kdev);
-	raw_spin_unlock(&kdev->scanout_lock);
+	event = kmsvt_scanout_latch(kdev, &vblank);
 
 	/* Count this vblank first: the event carries its number and time. */
 	running = drm_crtc_handle_vblank(&kdev->crtc);
@@ -203,21 +116,15 @@ static enum hrtimer_restart kmsvt_vblank_fire(struct hrtimer *timer)
 		return HRTIMER_RESTART;
 
 	/* vblank was switched off meanwhile: stop, and flush a late flip. */
-	raw_spin_lock(&kdev->scanout_lock);
-	kdev->vblank_running = false;
-	kmsvt_apply_pending(kdev);
-	raw_spin_unlock(&kdev->scanout_lock);
+	kmsvt_scanout_vblank(kdev, false);
 	return HRTIMER_NORESTART;
 }
 
 static int kmsvt_enable_vblank(struct drm_crtc *crtc)
 {
 	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
-	unsigned long flags;
 
-	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
-	kdev->vblank_running = true;
-	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	kmsvt_scanout_vblank(kdev, true);
 	hrtimer_start(&kdev->vblank_timer, kdev->frame_period, HRTIMER_MODE_REL);
 	return 0;
 }
@@ -230,13 +137,9 @@ static int kmsvt_enable_vblank(struct drm_crtc *crtc)
 static void kmsvt_disable_vblank(struct drm_crtc *crtc)
 {
 	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
-	unsigned long flags;
 
 	hrtimer_try_to_cancel(&kdev->vblank_timer);
-	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
-	kdev->vblank_running = false;
-	kmsvt_apply_pending(kdev);
-	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	kmsvt_scanout_vblank(kdev, false);
 }
 
 /* The latest vblank: one period before the timer's next expiry. */
@@ -290,28 +193,17 @@ static void kmsvt_crtc_atomic_enable(struct drm_crtc *crtc, struct drm_atomic_st
 	struct drm_display_mode *mode = &crtc->state->adjusted_mode;
 	struct drm_plane_state *pstate = drm_atomic_get_new_plane_state(state, crtc->primary);
 	struct kmsvt_scanout so;
-	unsigned long flags;
 
 	if (!pstate)
 		pstate = crtc->primary->state;
 	if (pstate->fb && pstate->visible)
 		kmsvt_plane_scanout(pstate, &so);
 	else
-		kmsvt_blank_scanout(mode, &so);
+		kmsvt_scanout_blank_mode(mode, &so);
 
 	kdev->frame_period = ns_to_ktime(div_u64((u64)mode->crtc_htotal * mode->crtc_vtotal *
 						 1000000ULL, mode->crtc_clock));
-
-	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
-	if (!kdev->panicked)
-		kmsvt_hw_set_mode(kdev, &so);
-	kdev->scanout = so;
-	kdev->scanout_on = true;
-	kdev->pending_valid = false;
-	kdev->stats.modesets++;
-	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
-	kmsvt_panic_banner_clear(kdev);
-
+	kmsvt_scanout_enable(kdev, &so);
 	drm_crtc_vblank_on(crtc);
 }
 
@@ -319,17 +211,10 @@ static void kmsvt_crtc_atomic_disable(struct drm_crtc *crtc, struct drm_atomic_s
 {
 	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
 
-	unsigned long flags;
-
 	drm_crtc_vblank_off(crtc);
 	/* The timer is stopped: complete a flip it would have latched. */
 	kmsvt_flush_flip(kdev);
-	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
-	kdev->scanout_on = false;
-	kdev->stats.blanks++;
-	if (!kdev->panicked)
-		kmsvt_hw_disable(kdev);
-	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	kmsvt_scanout_disable(kdev);
 
 	/* Nothing will signal vblank any more: complete a pending event now. */
 	spin_lock_irq(&crtc->dev->event_lock);
@@ -362,13 +247,7 @@ static void kmsvt_crtc_atomic_flush(struct drm_crtc *crtc, struct drm_atomic_sta
 		spin_unlock_irqrestore(&crtc->dev->event_lock, flags);
 		return;
 	}
-	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
-	stale = kdev->flip_event;
-	kdev->flip_event = event;
-	/* A commit that queued no scanout: its event still waits a vblank. */
-	if (!kdev->pending_valid)
-		kdev->queued_at = ktime_get();
-	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
+	stale = kmsvt_scanout_arm_event(kdev, event);
 	if (WARN_ON_ONCE(stale))
 		kmsvt_send_flip_event(kdev, stale, true);
 	/*
@@ -390,7 +269,7 @@ static void kmsvt_crtc_atomic_flush(struct drm_crtc *crtc, struct drm_atomic_sta
  * last is evicted last, so the front buffer of a session that was switched
  * away from is still in VRAM when it comes back.
  */
-static void kmsvt_commit_tail(struct drm_atomic_state *state)
+void kmsvt_crtc_commit_tail(struct drm_atomic_state *state)
 {
 	struct drm_device *drm = state->dev;
 
@@ -402,10 +281,6 @@ static void kmsvt_commit_tail(struct drm_atomic_state *state)
 	drm_atomic_helper_wait_for_flip_done(drm, state);
 	drm_atomic_helper_cleanup_planes(drm, state);
 }
-
-const struct drm_mode_config_helper_funcs kmsvt_mode_config_helpers = {
-	.atomic_commit_tail = kmsvt_commit_tail,
-};
 
 static const struct drm_crtc_helper_funcs kmsvt_crtc_helper_funcs = {
 	.mode_valid = kmsvt_crtc_mode_valid,
@@ -425,7 +300,7 @@ int kmsvt_crtc_init(struct kmsvt_device *kdev)
 {
 	int ret;
 
-	raw_spin_lock_init(&kdev->scanout_lock);
+	kmsvt_scanout_init(kdev);
 	hrtimer_init(&kdev->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	kdev->vblank_timer.function = kmsvt_vblank_fire;
 	kdev->frame_period = ns_to_ktime(NSEC_PER_SEC / 60);
@@ -441,34 +316,3 @@ int kmsvt_crtc_init(struct kmsvt_device *kdev)
 	drm_crtc_helper_add(&kdev->crtc, &kmsvt_crtc_helper_funcs);
 	return 0;
 }
-
-/*
- * debugfs kmsvt_stats: how the display was changed, so that a user (or a
- * test) can tell a switch that was a plane update from a full modeset.
- */
-static int kmsvt_stats_show(struct seq_file *m, void *data)
-{
-	struct drm_info_node *node = m->private;
-	struct kmsvt_device *kdev = to_kmsvt(node->minor->dev);
-	struct kmsvt_stats st;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&kdev->scanout_lock, flags);
-	st = kdev->stats;
-	raw_spin_unlock_irqrestore(&kdev->scanout_lock, flags);
-	seq_printf(m, "modesets: %llu\nplane_updates: %llu\nlatched: %llu\nmode_reloads: %llu\n",
-		   st.modesets, st.plane_updates, st.latched, st.mode_reloads);
-	seq_printf(m, "blanks: %llu\n", st.blanks);
-	return 0;
-}
-
-static const struct drm_info_list kmsvt_crtc_debugfs_list[] = {
-	{ "kmsvt_stats", kmsvt_stats_show, 0 },
-};
-
-void kmsvt_crtc_debugfs_init(struct drm_minor *minor)
-{
-	drm_debugfs_create_files(kmsvt_crtc_debugfs_list, ARRAY_SIZE(kmsvt_crtc_debugfs_list),
-				 minor->debugfs_root, minor);
-}
-

@@ -18,7 +18,8 @@
 #include <drm/drm_edid.h>
 #include <drm/drm_print.h>
 
-#include "kmsvt.h"
+#include "kmsvt_drv.h"
+#include "kms/dispi.h"
 
 #define MMIO_EDID	0x000
 #define MMIO_EDID_SIZE	0x400

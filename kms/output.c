@@ -8,7 +8,8 @@
 #include <drm/drm_probe_helper.h>
 
 #include "compat.h"
-#include "kmsvt.h"
+#include "kmsvt_drv.h"
+#include "kms/dispi.h"
 
 /* Largest mode offered without EDID; EDID modes are limited by VRAM only. */
 #define NOEDID_MAX_W 1920
@@ -61,7 +62,7 @@ enum drm_mode_status kmsvt_mode_valid(struct kmsvt_device *kdev,
 	 * to, in the VRAM buffers can be pinned in: not the panic buffer, and
 	 * not the console's once it exists.
 	 */
-	if (size * 2 + READ_ONCE(kdev->console_size) > kdev->vram_size - kdev->gem_start)
+	if (!kmsvt_gem_mode_fits(kdev, size))
 		return MODE_MEM;
 	return MODE_OK;
 }

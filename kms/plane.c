@@ -10,7 +10,7 @@
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_plane_helper.h>
 
-#include "kmsvt.h"
+#include "kmsvt_drv.h"
 
 static const u32 kmsvt_formats[] = {
 	DRM_FORMAT_XRGB8888,
@@ -60,20 +60,6 @@ void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scano
 	kmsvt_plane_scanout_at(state, kmsvt_gem_vram_offset(state->fb->obj[0]), so);
 }
 
-/*
- * CRTC on, primary plane off: the mode runs and the attribute controller
- * blanks it.  The geometry is the mode's, at the start of VRAM, so that the
- * registers hold a valid mode; nothing is read from there while blanked.
- */
-void kmsvt_blank_scanout(const struct drm_display_mode *mode, struct kmsvt_scanout *so)
-{
-	*so = (struct kmsvt_scanout){
-		.width = mode->hdisplay, .height = mode->vdisplay,
-		.format = DRM_FORMAT_XRGB8888, .pitch = mode->hdisplay * 4,
-		.cpp = 4, .bpp = 32, .offset = 0, .blank = true,
-	};
-}
-
 static int kmsvt_plane_atomic_check(struct drm_plane *plane, struct drm_atomic_state *state)
 {
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
@@ -118,8 +104,8 @@ static void kmsvt_plane_atomic_update(struct drm_plane *plane, struct drm_atomic
 
 	if (!new->crtc || !new->visible) {
 		/* Turned off on a running CRTC: black from the next vblank. */
-		if (READ_ONCE(kdev->scanout_on))
-			kmsvt_queue_blank(kdev);
+		if (kmsvt_scanout_is_on(kdev))
+			kmsvt_scanout_queue_blank(kdev);
 		return;
 	}
 	crtc_state = drm_atomic_get_new_crtc_state(state, new->crtc);
@@ -128,10 +114,7 @@ static void kmsvt_plane_atomic_update(struct drm_plane *plane, struct drm_atomic
 		return;
 
 	kmsvt_plane_scanout(new, &so);
-	kmsvt_queue_scanout(kdev, &so);
-	/* Another client's picture while nobody is master: a late commit. */
-	if (!READ_ONCE(plane->dev->master) && new->fb->obj[0] != kdev->console_obj)
-		kmsvt_fbdev_unowned(kdev);
+	kmsvt_scanout_queue(kdev, &so);
 }
 
 /*

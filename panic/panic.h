@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Inside panic/: panic.c takes the screen when the kernel panics (the kmsg
+ * dumper) and hands a canvas to screens.c, which draws the screen chosen
+ * by panic_screen from the log that log.c reads and lays out.
+ */
 #ifndef KMSVT_PANIC_H
 #define KMSVT_PANIC_H
 
@@ -28,5 +33,30 @@ struct kmsvt_panic {
 	u8 qr_work[KMSVT_QR_WORK_LEN];
 	u8 qr_modules[KMSVT_QR_MODULES_MAX];
 };
+
+/* What the screens draw into: the scanout the panic took, mapped. */
+struct kmsvt_canvas {
+	u8 __iomem *base;
+	u32 pitch;
+	u32 cpp;
+	u32 format;
+	u32 width;
+	u32 height;
+};
+
+/* log.c */
+#define KMSVT_PANIC_LINE "Kernel panic - not syncing"	/* panic()'s first line */
+size_t kmsvt_read_log(struct kmsvt_panic *kp);
+bool kmsvt_line_unreliable(const char *start, const char *end);
+size_t kmsvt_log_keep_panic(const char *log, size_t len, u32 cols, u32 rows);
+size_t kmsvt_compact_log(char *log, size_t len);
+
+/* screens.c */
+extern const u32 kmsvt_panic_colors[];
+extern const unsigned int kmsvt_panic_ncolors;
+bool kmsvt_canvas_readable(const struct kmsvt_canvas *c);
+void kmsvt_screen_draw(struct kmsvt_panic *kp, const struct kmsvt_canvas *c, const char *title);
+u32 kmsvt_screen_banner_height(void);
+void kmsvt_screen_banner(struct kmsvt_panic *kp, const struct kmsvt_canvas *c);
 
 #endif /* KMSVT_PANIC_H */

@@ -12,7 +12,7 @@
 #include <linux/uaccess.h>
 #include <drm/drm_modeset_lock.h>
 
-#include "../kms/kmsvt.h"
+#include "kmsvt_drv.h"
 
 static bool test_hooks;
 module_param(test_hooks, bool, 0444);

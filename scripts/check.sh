@@ -10,18 +10,36 @@ if [ ! -x "$CP/scripts/checkpatch.pl" ]; then
 		linux-source-6.1/scripts/checkpatch.pl linux-source-6.1/scripts/spelling.txt \
 		linux-source-6.1/scripts/const_structs.checkpatch
 fi
-files=$(ls kms/*.[ch] gem/*.[ch] fbdev/*.[ch] panic/*.[ch] 2>/dev/null | grep -v compat.h || true)
+files=$(ls *.[ch] kms/*.[ch] gem/*.[ch] draw/*.[ch] fbdev/*.[ch] panic/*.[ch] 2>/dev/null |
+	grep -v compat.h || true)
 status=0
 for f in $files; do
 	"$CP/scripts/checkpatch.pl" --strict --no-tree --terse --show-types --quiet -f "$f" || status=1
 done
 # The compat header exists to test kernel versions.
 "$CP/scripts/checkpatch.pl" --strict --no-tree --terse --show-types --quiet \
-	--ignore LINUX_VERSION_CODE -f kms/compat.h || status=1
+	--ignore LINUX_VERSION_CODE -f compat.h || status=1
 [ $status = 0 ] && echo "checkpatch --strict: clean" || { echo "checkpatch: see above"; exit 1; }
+
+# Folders depend downwards (kmsvt_drv.h): no folder includes or calls a
+# folder above it; fbdev/ and panic/ do not know each other.
+layer() {	# layer FOLDER PATTERN: FOLDER's code must not match PATTERN
+	if grep -nE "$2" "$1"/*.[ch]; then
+		echo "layering: $1/ reaches up (see above)"; exit 1
+	fi
+}
+up_fbdev='#include "fbdev/|kmsvt_(fbdev|con)_[a-z_]+\('
+up_panic='#include "panic/|kmsvt_(panic|screen)_[a-z_]+\('
+up_kms='#include "kms/|kmsvt_(hw|scanout|crtc|plane|output)_[a-z_]+\('
+layer kms "$up_fbdev|$up_panic"
+layer gem "$up_fbdev|$up_panic|$up_kms"
+layer draw "$up_fbdev|$up_panic|$up_kms|kmsvt_gem_"
+layer fbdev "$up_panic"
+layer panic "$up_fbdev"
+echo "layering: clean"
 for rel in $(cat "$BUILD/kernels/releases"); do
 	make --no-print-directory module-one REL="$rel" >/dev/null
-	out=$(make -s -C "$BUILD/kernels/$rel/build" M="$BUILD/$rel" C=2 \
+	out=$(make -s -C "$BUILD/kernels/$rel/build" M="$BUILD/$rel" KMSVT_TEST_HOOKS=1 C=2 \
 		CHECK="sparse -Wno-unknown-attribute" modules 2>&1 | grep -E 'warning|error' |
 		grep "$BUILD/$rel/" || true)
 	if [ -n "$out" ]; then

@@ -18,7 +18,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
-FILES="dkms.conf Kbuild kms gem fbdev panic"
+FILES="dkms.conf Kbuild kmsvt_drv.c kmsvt_drv.h compat.h kms gem draw fbdev panic"
 KVER=${KVER:-$(uname -r)}
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -4,6 +4,7 @@ extracted headers), and the files `make install` puts on a system are
 well-formed."""
 import os
 import re
+import shutil
 import subprocess
 import unittest
 
@@ -31,6 +32,12 @@ class DkmsBuild(unittest.TestCase):
             found = [os.path.join(d, f) for d, _, fs in os.walk(ko) for f in fs
                      if f == "kmsvt.ko" and "/%s/" % rel in d + "/"]
             self.assertTrue(found, "no kmsvt.ko for %s under build/dkms" % rel)
+            # The module users install has none of the tests' crash triggers.
+            modinfo = shutil.which("modinfo") or "/usr/sbin/modinfo"
+            parms = subprocess.run([modinfo, "-F", "parm", found[0]], capture_output=True,
+                                   text=True).stdout
+            self.assertIn("panic_screen", parms, "modinfo read no parameters: %r" % parms)
+            self.assertNotIn("test_hooks", parms, "DKMS's %s has test hooks" % found[0])
 
     def test_nothing_outside_build(self):
         self.assertFalse(os.path.exists("/var/lib/dkms/kmsvt"), "DKMS state left on the host")
@@ -45,7 +52,7 @@ class InstallFiles(unittest.TestCase):
     def test_dkms_conf_version_matches_driver(self):
         with open(os.path.join(REPO, "dkms.conf")) as f:
             ver = re.search(r'^PACKAGE_VERSION="(\d+)\.(\d+)\.(\d+)"$', f.read(), re.M)
-        with open(os.path.join(REPO, "kms", "drv.c")) as f:
+        with open(os.path.join(REPO, "kmsvt_drv.c")) as f:
             drv = f.read()
         self.assertTrue(ver)
         for part, field in zip(ver.groups(), ("major", "minor", "patchlevel")):

@@ -38,6 +38,8 @@ class PanicPath(unittest.TestCase):
                 self.assertLess(worst, MAX_STACK, " -> ".join(path))
                 names = {f.name.split(".")[0] for f in a.reach}
                 self.assertIn("kmsvt_panic_draw", names)
+                self.assertIn("kmsvt_scanout_take", names)
+                self.assertIn("kmsvt_screen_draw", names)
                 self.assertIn("kmsvt_draw_log", names)
 
     def test_check_catches_violations(self):

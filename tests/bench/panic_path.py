@@ -66,7 +66,7 @@ if TESTS not in sys.path:
 import initramfs  # noqa: E402
 
 ROOTS = ("kmsvt_kmsg_dump", "kmsvt_panic_notify")
-SRC_DIRS = ("kms", "gem", "fbdev", "panic")
+SRC_DIRS = ("", "kms", "gem", "draw", "fbdev", "panic")
 KCFLAGS = "-fstack-usage -fcallgraph-info=su"
 INDIRECT = "__indirect_call"
 

@@ -2,13 +2,18 @@
 /*
  * kmsvt: KMS console and panic display for QEMU's Bochs/std-VGA devices.
  *
- * Device probe and teardown, the DRM driver description and the module
- * parameters.  The pipeline itself lives in crtc.c, plane.c and output.c.
+ * The driver's root: device probe and teardown, the DRM driver and mode
+ * configuration, power management, and what joins the parts: kms/ (mode
+ * setting), gem/ (buffers and the VRAM layout), fbdev/ (the console) and
+ * panic/.  The parts below never call up into each other's callers; what
+ * one needs to tell another goes through here (a master dropping its role,
+ * a commit landing with no master).
  */
 #include <linux/aperture.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/pci.h>
+#include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_fourcc.h>
@@ -24,7 +29,8 @@
 #include <drm/drm_vblank.h>
 
 #include "compat.h"
-#include "kmsvt.h"
+#include "kmsvt_drv.h"
+#include "kms/dispi.h"
 
 unsigned int kmsvt_fbdev_bpp = 32;
 
@@ -90,6 +96,26 @@ static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct dr
 	return drm_gem_fb_create_with_funcs(drm, file, cmd, &kmsvt_fb_funcs);
 }
 
+/*
+ * Another client's picture landed while nobody is master: a commit that
+ * passed the master check before its master dropped the role.  The console
+ * takes the display back if a text VT is in front.
+ */
+static void kmsvt_commit_tail(struct drm_atomic_state *state)
+{
+	struct kmsvt_device *kdev = to_kmsvt(state->dev);
+	struct drm_plane_state *plane = drm_atomic_get_new_plane_state(state, &kdev->primary);
+
+	kmsvt_crtc_commit_tail(state);
+	if (plane && plane->visible && !kmsvt_gem_is_console(plane->fb->obj[0]) &&
+	    !READ_ONCE(kdev->drm.master))
+		kmsvt_fbdev_unowned(kdev);
+}
+
+static const struct drm_mode_config_helper_funcs kmsvt_mode_config_helpers = {
+	.atomic_commit_tail = kmsvt_commit_tail,
+};
+
 static const struct drm_mode_config_funcs kmsvt_mode_config_funcs = {
 	.fb_create = kmsvt_fb_create,
 	.atomic_check = drm_atomic_helper_check,
@@ -101,7 +127,7 @@ DEFINE_DRM_GEM_FOPS(kmsvt_fops);
 static void kmsvt_debugfs_init(struct drm_minor *minor)
 {
 	kmsvt_gem_debugfs_init(minor);
-	kmsvt_crtc_debugfs_init(minor);
+	kmsvt_scanout_debugfs_init(minor);
 	kmsvt_panic_debugfs_init(to_kmsvt(minor->dev), minor->debugfs_root);
 }
 
@@ -177,7 +203,7 @@ static int kmsvt_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent
 	ret = kmsvt_hw_init(kdev);
 	if (ret)
 		return ret;
-	kmsvt_panic_reserve(kdev);
+	kmsvt_vram_layout(kdev);
 	ret = drmm_add_action(&kdev->drm, kmsvt_release, NULL);
 	if (ret)
 		return ret;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Pixel primitives: text and fills written into VRAM 8 bytes a store, from
- * a table of the words a bit pattern makes in two colours.  The panic
- * screen draws with them, and so does the console (fbdev's imageblit and
- * fillrect), which is why they live in a header: inlined into both, they
- * cost no call per glyph row.  They allocate nothing and take no lock.
+ * a table of the words a bit pattern makes in two colours, and the
+ * geometry of a font's glyphs.  The panic screen draws with them, and so
+ * does the console (fbdev's imageblit and fillrect), which is why they
+ * live in a header: inlined into both, they cost no call per glyph row.
+ * They allocate nothing and take no lock.
  *
  * Pixels are packed already (the caller's format), @cpp bytes each: 4, 2
  * or 1.  Little endian: the leftmost pixel is in the lowest bytes.
@@ -12,7 +13,9 @@
 #ifndef KMSVT_DRAW_H
 #define KMSVT_DRAW_H
 
+#include <linux/font.h>
 #include <linux/io.h>
+#include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/types.h>
 
@@ -114,6 +117,33 @@ static inline void kmsvt_ink_bytes(const struct kmsvt_ink *ink, u8 __iomem *p,
 		for (i = 0; i < n; i++, p += 8)
 			writeq(w[bits[i] >> 4] | w[bits[i] & 15] << 32, p);
 	}
+}
+
+/* Bytes a glyph row of @font takes: whole bytes, leftmost pixel in the top bit. */
+static inline u32 kmsvt_font_pitch(const struct font_desc *font)
+{
+	return DIV_ROUND_UP(font->width, 8);
+}
+
+/* Row @gy of glyph @ch of @font. */
+static inline const u8 *kmsvt_font_row(const struct font_desc *font, u32 ch, u32 gy)
+{
+	const u8 *data = font->data;
+
+	return data + (ch * font->height + gy) * kmsvt_font_pitch(font);
+}
+
+/*
+ * A glyph row (@bits, from kmsvt_font_row()) of a font @width pixels wide
+ * at @p: whole bytes 8 bytes a store, the rest of a narrow or odd width
+ * pixel by pixel.
+ */
+static inline void kmsvt_ink_glyph_row(const struct kmsvt_ink *ink, u8 __iomem *p,
+				       const u8 *bits, u32 width)
+{
+	kmsvt_ink_bytes(ink, p, bits, width / 8);
+	if (width % 8)
+		kmsvt_ink_part(ink, p + (width & ~7u) * ink->cpp, bits[width / 8], width % 8);
 }
 
 /* @n pixels of @px from @p on, 8 bytes a store where aligned. */
