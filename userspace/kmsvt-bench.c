@@ -30,6 +30,7 @@
 #include <xf86drmMode.h>
 
 #include "kms-util.h"
+#include "tool.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define EVENT_TIMEOUT_MS 1000
@@ -864,8 +865,6 @@ static int parse(int argc, char **argv, struct dev *d)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	double *secs;
-	char *end;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "d:m:t:b:lh", opts, NULL)) != -1) {
@@ -874,31 +873,20 @@ static int parse(int argc, char **argv, struct dev *d)
 			d->path = optarg;
 			break;
 		case 'm':
-			if (sscanf(optarg, "%dx%d", &d->want_w, &d->want_h) != 2 ||
-			    d->want_w <= 0 || d->want_h <= 0) {
-				fprintf(stderr, "kmsvt-bench: -m WxH, e.g. 1024x768\n");
+			if (tool_size("kmsvt-bench", o, optarg, &d->want_w, &d->want_h))
 				return 2;
-			}
 			break;
 		case 't':
 		case 'b':
-			secs = o == 't' ? &d->secs : &d->bw_secs;
-			*secs = strtod(optarg, &end);
-			if (*end || *secs <= 0) {
-				fprintf(stderr, "kmsvt-bench: -%c needs seconds > 0\n", o);
+			if (tool_double("kmsvt-bench", o, optarg, 0, o == 't' ? &d->secs : &d->bw_secs))
 				return 2;
-			}
 			break;
 		case 'l':
 			for (size_t i = 0; i < N_GROUPS; i++)
 				printf("%s\n", groups[i].name);
 			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return tool_help(o, usage);
 		}
 	}
 	if (check_groups("kmsvt-bench", groups, N_GROUPS, argv + optind, argc - optind))

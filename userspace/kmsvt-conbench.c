@@ -27,6 +27,7 @@
 #include <linux/fb.h>
 
 #include "kms-util.h"
+#include "tool.h"
 
 static void usage(FILE *f)
 {
@@ -173,8 +174,8 @@ int main(int argc, char **argv)
 		{ }
 	};
 	const char *tty_path = "/dev/tty1", *fb_path = "/dev/fb0";
-	int fills = 200, tty, c, i;
-	char *end;
+	long fills = 200;
+	int tty, c, i;
 
 	while ((c = getopt_long(argc, argv, "t:f:n:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -185,18 +186,11 @@ int main(int argc, char **argv)
 			fb_path = optarg;
 			break;
 		case 'n':
-			fills = strtol(optarg, &end, 10);
-			if (*end || fills < 0 || fills > 100000) {
-				fprintf(stderr, "kmsvt-conbench: -n wants 0 to 100000\n");
+			if (tool_long("kmsvt-conbench", c, optarg, 0, 100000, &fills))
 				return 2;
-			}
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return tool_help(c, usage);
 		}
 	}
 	tty = open(tty_path, O_WRONLY | O_NOCTTY);

@@ -19,6 +19,7 @@
 #include <linux/fb.h>
 
 #include "kms-util.h"
+#include "tool.h"
 
 #ifndef FBIO_WAITFORVSYNC
 #define FBIO_WAITFORVSYNC _IOW('F', 0x20, uint32_t)
@@ -212,12 +213,8 @@ int main(int argc, char **argv)
 		case 'f':
 			path = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return tool_help(c, usage);
 		}
 	}
 	if (optind >= argc) {

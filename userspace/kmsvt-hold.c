@@ -22,6 +22,7 @@
 #include <linux/fb.h>
 
 #include "kms-util.h"
+#include "tool.h"
 
 /* The colour written into the framebuffer's bottom rows: easy to find on a screendump. */
 #define HOLD_COLOR 0x00ff00ffu
@@ -213,11 +214,13 @@ int main(int argc, char **argv)
 		switch (o) {
 		case 'd': dev = optarg; break;
 		case 'f': fb = optarg; break;
-		case 's': seconds = atof(optarg); break;
+		case 's':
+			if (tool_double("kmsvt-hold", o, optarg, 0, &seconds))
+				return 2;
+			break;
 		case 'D': use[T_DUMB] = 0; break;
 		case 'F': use[T_FB] = 0; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: return tool_help(o, usage);
 		}
 	}
 	if (optind != argc || (!use[T_DUMB] && !use[T_FB]))

@@ -13,6 +13,8 @@
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
+#include "tool.h"
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -102,12 +104,8 @@ int main(int argc, char **argv)
 		case 'm':
 			all_modes = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return tool_help(o, usage);
 		}
 	}
 

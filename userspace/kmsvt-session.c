@@ -37,6 +37,8 @@
 #include <drm_fourcc.h>
 
 #include "kms-util.h"
+#include "session-status.h"
+#include "tool.h"
 
 #define MAX_KBDS	8	/* keyboards we listen to */
 #define FONT_MAX	512	/* glyphs KDFONTOP may return */
@@ -393,6 +395,7 @@ static int active_vt(void)
 static void write_status(struct session *s, double frame_t)
 {
 	char path[4096], tmp[4200];
+	struct session_status st;
 	FILE *f;
 
 	if (!s->status_dir || !*s->status_dir)
@@ -403,8 +406,13 @@ static void write_status(struct session *s, double frame_t)
 	f = fopen(tmp, "w");
 	if (!f)
 		return;
-	fprintf(f, "name %s\npid %d\nvt %d\nenables %lu\nenable_ms %.3f\nfirst_frame_ms %.3f\n",
-		s->name, (int)getpid(), active_vt(), s->enables, s->enable_t * 1e3, frame_t * 1e3);
+	st.pid = getpid();
+	st.vt = active_vt();
+	st.enables = s->enables;
+	st.enable_ms = s->enable_t * 1e3;
+	st.first_frame_ms = frame_t * 1e3;
+	snprintf(st.name, sizeof(st.name), "%s", s->name);
+	session_status_write(f, &st);
 	fclose(f);
 	rename(tmp, path);
 }
@@ -734,12 +742,8 @@ int main(int argc, char **argv)
 		case 'r':
 			s->check_revoked = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return tool_help(o, usage);
 		}
 	}
 	if (optind != argc || !s->name) {

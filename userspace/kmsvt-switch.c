@@ -27,6 +27,9 @@
 #include <linux/kd.h>
 #include <linux/vt.h>
 
+#include "session-status.h"
+#include "tool.h"
+
 #define VT_MAX 63	/* MAX_NR_CONSOLES */
 #define REASK_MS 500	/* repeat VT_ACTIVATE while the switch is not done */
 
@@ -121,28 +124,18 @@ static void revive_console(int vt, int old_vt, int old_mode)
 	close(fd);
 }
 
-struct session_status {
-	char name[64];
-	int vt, pid;
-	double first_frame_ms;
-};
-
-/* Read one kmsvt-session status file; 0 on success. */
+/* Read one kmsvt-session status file; 0 when its session is alive on a VT. */
 static int read_status(const char *path, struct session_status *st)
 {
-	char line[128];
 	FILE *f = fopen(path, "r");
+	int ret;
 
 	if (!f)
 		return -1;
-	memset(st, 0, sizeof(*st));
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "name %63s", st->name);
-		sscanf(line, "vt %d", &st->vt);
-		sscanf(line, "pid %d", &st->pid);
-		sscanf(line, "first_frame_ms %lf", &st->first_frame_ms);
-	}
+	ret = session_status_read(f, st);
 	fclose(f);
+	if (ret)
+		return ret;
 	/* A session killed with SIGKILL leaves its file behind. */
 	if (st->pid > 0 && kill(st->pid, 0) && errno == ESRCH)
 		return -1;
@@ -205,21 +198,14 @@ int main(int argc, char **argv)
 			tty = optarg;
 			break;
 		case 't':
-			timeout = atof(optarg);
-			if (timeout <= 0) {
-				fprintf(stderr, "kmsvt-switch: -t needs a positive number of ms\n");
+			if (tool_double("kmsvt-switch", o, optarg, 0, &timeout))
 				return 2;
-			}
 			break;
 		case 's':
 			sessions = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return tool_help(o, usage);
 		}
 	}
 	if (optind != argc - 1) {

@@ -6,6 +6,7 @@
  * then the summary.
  */
 #include "fuzz.h"
+#include "tool.h"
 
 #include <getopt.h>
 #include <linux/capability.h>
@@ -110,21 +111,27 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
+	long procs;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "s:n:t:p:d:f:T:o:Bh", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			o->seed = strtoull(optarg, NULL, 0);
+			if (tool_u64("kmsvt-fuzz", c, optarg, &o->seed))
+				return 2;
 			break;
 		case 'n':
-			o->calls = strtoull(optarg, NULL, 0);
+			if (tool_u64("kmsvt-fuzz", c, optarg, &o->calls))
+				return 2;
 			break;
 		case 't':
-			o->seconds = atof(optarg);
+			if (tool_double("kmsvt-fuzz", c, optarg, 0, &o->seconds))
+				return 2;
 			break;
 		case 'p':
-			o->procs = atoi(optarg);
+			if (tool_long("kmsvt-fuzz", c, optarg, 1, MAX_PROCS, &procs))
+				return 2;
+			o->procs = procs;
 			break;
 		case 'd':
 			fz.card_path = optarg;
@@ -141,12 +148,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'B':
 			fz.core_bugs = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return tool_help(c, usage);
 		}
 	}
 	if (optind < argc || o->procs < 1 || o->procs > MAX_PROCS || !o->groups ||

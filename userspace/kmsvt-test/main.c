@@ -3,6 +3,7 @@
  * kmsvt-test: finding the connector, CRTC and plane; options; the group table.
  */
 #include "kmsvt-test.h"
+#include "tool.h"
 
 /* ---- setup ------------------------------------------------------------- */
 
@@ -226,6 +227,7 @@ static int parse(int argc, char **argv, struct dev *d)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
+	long n;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "d:n:t:alh", opts, NULL)) != -1) {
@@ -234,12 +236,14 @@ static int parse(int argc, char **argv, struct dev *d)
 			d->path = optarg;
 			break;
 		case 'n':
-			d->flips = atoi(optarg);
-			if (d->flips < 2 || d->flips > MAX_FLIPS)
-				return fprintf(stderr, "kmsvt-test: -n 2..%d\n", MAX_FLIPS), 2;
+			if (tool_long("kmsvt-test", o, optarg, 2, MAX_FLIPS, &n))
+				return 2;
+			d->flips = n;
 			break;
 		case 't':
-			d->tol = atof(optarg) / 100;
+			if (tool_double("kmsvt-test", o, optarg, 0, &d->tol))
+				return 2;
+			d->tol /= 100;
 			break;
 		case 'a':
 			break;
@@ -247,12 +251,8 @@ static int parse(int argc, char **argv, struct dev *d)
 			for (size_t i = 0; i < N_GROUPS; i++)
 				printf("%s\n", groups[i].name);
 			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return tool_help(o, usage);
 		}
 	}
 	return -1;
