@@ -197,15 +197,18 @@ static inline void kmsvt_panic_test_debugfs_init(struct kmsvt_device *kdev,
 /* fbdev/fbdev.c */
 void kmsvt_fbdev_init(struct kmsvt_device *kdev);
 void kmsvt_fbdev_set_suspend(struct kmsvt_device *kdev, bool suspend);
-void kmsvt_fbdev_restore_display(struct kmsvt_device *kdev);
 void kmsvt_fbdev_unowned(struct kmsvt_device *kdev);
-void kmsvt_fbdev_blank(struct kmsvt_device *kdev, bool blank);
 extern unsigned int kmsvt_fbdev_bpp;
 
-/* fbdev/con.c */
-struct dma_buf;
+/* fbdev/con.c: the console asks the fbdev emulation for the display through these */
 struct fb_info;
-void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info);
+struct kmsvt_con_display {
+	void (*restore)(struct kmsvt_device *kdev);	/* a VT left graphics mode */
+	void (*blank)(struct kmsvt_device *kdev, bool blank);
+};
+
+void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info,
+		      const struct kmsvt_con_display *display);
 void kmsvt_con_detach(struct kmsvt_device *kdev);
 void kmsvt_con_mode_changed(struct kmsvt_device *kdev);
 void kmsvt_con_set_suspend(struct kmsvt_device *kdev, bool suspend);

@@ -10,7 +10,7 @@
  * scrolling is a memmove of 2 bytes a cell) and each console call merely
  * marks the screen dirty.  At most once a frame a worker compares the
  * foreground VT's cells with those it drew last and draws the cells that
- * differ, 8 bytes a store (panic/draw.h).  A screenful scrolled 3,000
+ * differ, 8 bytes a store (con_draw.c).  A screenful scrolled 3,000
  * times between two frames costs one screen of drawing, not 3,000.
  *
  * The console calls come with the console lock held, from any context
@@ -21,7 +21,6 @@
  * It draws into the console's own buffer, which is scanned out only while
  * no DRM master holds the display, so it never reaches a master's picture.
  */
-#include <linux/bitrev.h>
 #include <linux/console.h>
 #include <linux/fb.h>
 #include <linux/font.h>
@@ -37,9 +36,7 @@
 
 #include "compat.h"
 #include "kmsvt_drv.h"
-#include "draw/draw.h"
-
-#define KMSVT_CON_FONT_MAX_HEIGHT 32
+#include "con.h"
 
 static bool kmsvt_vtcon = true;
 module_param_named(vtcon, kmsvt_vtcon, bool, 0444);
@@ -66,67 +63,12 @@ static const struct kernel_param_ops kmsvt_con_rotate_ops = {
 module_param_cb(rotate, &kmsvt_con_rotate_ops, &kmsvt_con_rotate, 0444);
 MODULE_PARM_DESC(rotate, "turn kmsvt's console as fbcon=rotate does: 0 upright (default), 1 clockwise, 2 upside down, 3 counter-clockwise");
 
-/* The font: 8 pixels wide, 256 glyphs, @height rows of one byte each. */
-struct kmsvt_con_font {
-	u32 height;
-	const u8 *data;		/* the built-in font's, or @own */
-	u8 *own;		/* from KDFONTOP, freed when replaced */
-};
-
-struct kmsvt_con_rect {
-	u32 x, y, w, h;
-};
-
-struct kmsvt_con {
-	struct kmsvt_device *kdev;	/* NULL while no device has the VTs */
-	struct fb_info *info;		/* the buffer drawn into */
-	struct kmsvt_con_font font;
-	u32 rotate;			/* FB_ROTATE_*, fixed while attached */
-	struct irq_work kick;
-	struct delayed_work draw;
-	unsigned long last_draw;	/* jiffies */
-
-	/* What the screen shows (valid only with @shown_vc >= 0). */
-	int shown_vc;
-	u16 *shown;			/* cells as drawn, @shown_cols per row */
-	u32 shown_cols, shown_rows;
-	u32 shown_banner;		/* screen rows of the oops banner, left alone */
-	u32 palette[16];		/* the VT's palette, in the buffer's format */
-	int cursor_x, cursor_y;		/* where the cursor was drawn, or -1 */
-	u32 cursor_rows;
-
-	bool cursor_on;			/* the vt layer shows the cursor */
-	bool blanked;			/* blanked by the vt layer (not for graphics) */
-	bool suspended;
-};
-
 static struct kmsvt_con kmsvt_con;
 static const struct consw kmsvt_consw;
 
 static bool kmsvt_con_is_ours(const struct vc_data *vc)
 {
 	return vc && vc->vc_sw == &kmsvt_consw;
-}
-
-/* The text's size in pixels: the screen's, turned. */
-static u32 kmsvt_con_text_width(const struct kmsvt_con *con)
-{
-	return con->rotate & 1 ? con->info->var.yres : con->info->var.xres;
-}
-
-static u32 kmsvt_con_text_height(const struct kmsvt_con *con)
-{
-	return con->rotate & 1 ? con->info->var.xres : con->info->var.yres;
-}
-
-static u32 kmsvt_con_cols(const struct kmsvt_con *con)
-{
-	return kmsvt_con_text_width(con) / 8;
-}
-
-static u32 kmsvt_con_rows(const struct kmsvt_con *con)
-{
-	return kmsvt_con_text_height(con) / con->font.height;
 }
 
 /* Console calls: draw soon.  Lock-free, and safe from any context. */
@@ -154,175 +96,6 @@ static void kmsvt_con_kick(struct irq_work *work)
 
 /* ---- drawing (worker, console lock held) ---- */
 
-static u32 kmsvt_con_pack(const struct fb_var_screeninfo *var, const unsigned char *rgb)
-{
-	return (rgb[0] >> (8 - var->red.length)) << var->red.offset |
-	       (rgb[1] >> (8 - var->green.length)) << var->green.offset |
-	       (rgb[2] >> (8 - var->blue.length)) << var->blue.offset;
-}
-
-/* Rows of the cursor at the bottom of a cell, as fbcon draws them. */
-static u32 kmsvt_con_cursor_rows(const struct vc_data *vc, u32 height)
-{
-	switch (CUR_SIZE(vc->vc_cursor_type)) {
-	case CUR_NONE:
-		return 0;
-	case CUR_LOWER_THIRD:
-		return height / 3;
-	case CUR_LOWER_HALF:
-		return height / 2;
-	case CUR_TWO_THIRDS:
-		return height * 2 / 3;
-	case CUR_BLOCK:
-		return height;
-	default:			/* CUR_DEF, CUR_UNDERLINE */
-		return height < 10 ? 1 : 2;
-	}
-}
-
-/*
- * Text coordinates to the screen's: the text is turned as fbcon turns it
- * with rotate=1 (clockwise), 2 (upside down) or 3 (counter-clockwise).
- * A rectangle of the text, @r, becomes one of the screen.
- */
-static void kmsvt_con_turn_rect(const struct kmsvt_con *con, struct kmsvt_con_rect *r)
-{
-	const struct fb_var_screeninfo *var = &con->info->var;
-	struct kmsvt_con_rect t = *r;
-
-	switch (con->rotate) {
-	case FB_ROTATE_CW:
-		*r = (struct kmsvt_con_rect){ var->xres - t.y - t.h, t.x, t.h, t.w };
-		break;
-	case FB_ROTATE_UD:
-		*r = (struct kmsvt_con_rect){ var->xres - t.x - t.w, var->yres - t.y - t.h,
-					      t.w, t.h };
-		break;
-	case FB_ROTATE_CCW:
-		*r = (struct kmsvt_con_rect){ t.y, var->yres - t.x - t.w, t.h, t.w };
-		break;
-	}
-}
-
-/*
- * Glyph rows @g (8 pixels wide, @h high) as the screen shows them turned:
- * rows of up to 32 pixels in @out; returns how many.
- */
-static u32 kmsvt_con_turn_glyph(const u8 *g, u32 h, u32 rotate, u8 out[][4])
-{
-	u32 i, j;
-
-	if (rotate == FB_ROTATE_UD) {
-		for (i = 0; i < h; i++)
-			out[i][0] = bitrev8(g[h - 1 - i]);
-		return h;
-	}
-	/* Screen row j is a column of the glyph: bottom up (CW) or top down (CCW). */
-	for (j = 0; j < 8; j++) {
-		memset(out[j], 0, sizeof(out[j]));
-		for (i = 0; i < h; i++) {
-			u8 bits = rotate == FB_ROTATE_CW ? g[h - 1 - i] : g[i];
-			u8 col = rotate == FB_ROTATE_CW ? 0x80 >> j : 1 << j;
-
-			if (bits & col)
-				out[j][i / 8] |= 0x80 >> (i % 8);
-		}
-	}
-	return 8;
-}
-
-/*
- * One cell: glyph @c in its colours, the lowest @cursor rows inverted.
- * @ink is the caller's, re-made only when the colours change.  Upright
- * text is drawn straight from the font, a glyph row a pixel row.
- */
-static void kmsvt_con_draw_cell(struct kmsvt_con *con, struct kmsvt_ink *ink,
-				const struct kmsvt_con_rect *cell, u16 c, u32 cursor)
-{
-	const struct fb_info *info = con->info;
-	u32 h = con->font.height, pitch = info->fix.line_length, cpp = ink->cpp, r, n, w;
-	u32 fg = con->palette[(c >> 8) & 15], bg = con->palette[(c >> 12) & 15];
-	const u8 *glyph = con->font.data + (c & 0xff) * h;
-	u8 __iomem *p = info->screen_base + cell->y * pitch + cell->x * cpp;
-	u8 rows[KMSVT_CON_FONT_MAX_HEIGHT], turned[KMSVT_CON_FONT_MAX_HEIGHT][4];
-
-	if (ink->fg != fg || ink->bg != bg)
-		kmsvt_ink_init(ink, cpp, fg, bg);
-	if (con->rotate == FB_ROTATE_UR) {
-		for (r = 0; r < h; r++, p += pitch)
-			kmsvt_ink_row8(ink, p, r >= h - cursor ? ~glyph[r] : glyph[r]);
-		return;
-	}
-	for (r = 0; r < h; r++)
-		rows[r] = r >= h - cursor ? ~glyph[r] : glyph[r];
-	n = kmsvt_con_turn_glyph(rows, h, con->rotate, turned);
-	w = cell->w;
-	for (r = 0; r < n; r++, p += pitch) {
-		kmsvt_ink_bytes(ink, p, turned[r], w / 8);
-		if (w % 8)
-			kmsvt_ink_part(ink, p + w / 8 * 8 * cpp, turned[r][w / 8], w % 8);
-	}
-}
-
-/* Black over a rectangle of the text, except where the oops banner is. */
-static void kmsvt_con_clear_rect(struct kmsvt_con *con, struct kmsvt_con_rect r)
-{
-	const struct fb_info *info = con->info;
-	u32 cpp = info->var.bits_per_pixel / 8, pitch = info->fix.line_length, y;
-
-	kmsvt_con_turn_rect(con, &r);
-	for (y = max(r.y, con->shown_banner); y < r.y + r.h; y++)
-		kmsvt_fill_span(info->screen_base + y * pitch + r.x * cpp, cpp, 0, r.w);
-}
-
-/* The strips right of and below the cells: black, as after a mode change. */
-static void kmsvt_con_clear_margins(struct kmsvt_con *con)
-{
-	u32 tw = kmsvt_con_text_width(con), th = kmsvt_con_text_height(con);
-	u32 w = con->shown_cols * 8, h = con->shown_rows * con->font.height;
-
-	kmsvt_con_clear_rect(con, (struct kmsvt_con_rect){ w, 0, tw - w, h });
-	kmsvt_con_clear_rect(con, (struct kmsvt_con_rect){ 0, h, tw, th - h });
-}
-
-/* Start over: a new VT, mode, font, palette or banner. */
-static bool kmsvt_con_reset(struct kmsvt_con *con, struct vc_data *vc, u32 banner)
-{
-	u32 cols = kmsvt_con_cols(con), rows = kmsvt_con_rows(con), i;
-
-	if (cols * rows != con->shown_cols * con->shown_rows) {
-		kfree(con->shown);
-		con->shown = kmalloc_array(cols * rows, sizeof(*con->shown), GFP_KERNEL);
-		if (!con->shown) {
-			con->shown_cols = 0;
-			con->shown_rows = 0;
-			return false;
-		}
-	}
-	con->shown_cols = cols;
-	con->shown_rows = rows;
-	con->shown_banner = banner;
-	for (i = 0; i < 16; i++)
-		con->palette[i] = kmsvt_con_pack(&con->info->var, vc->vc_palette + 3 * i);
-	/* A glyph and colours no cell has: every cell is drawn. */
-	memset(con->shown, 0xff, cols * rows * sizeof(*con->shown));
-	con->cursor_x = -1;
-	con->cursor_y = -1;
-	con->shown_vc = vc->vc_num;
-	kmsvt_con_clear_margins(con);
-	return true;
-}
-
-static bool kmsvt_con_palette_changed(const struct kmsvt_con *con, const struct vc_data *vc)
-{
-	u32 i;
-
-	for (i = 0; i < 16; i++)
-		if (con->palette[i] != kmsvt_con_pack(&con->info->var, vc->vc_palette + 3 * i))
-			return true;
-	return false;
-}
-
 /* The VT on screen, if it is ours and in text mode, and drawing is allowed. */
 static struct vc_data *kmsvt_con_visible_vc(struct kmsvt_con *con)
 {
@@ -334,85 +107,17 @@ static struct vc_data *kmsvt_con_visible_vc(struct kmsvt_con *con)
 	return vc;
 }
 
-/* Where the cursor is to be drawn now, and how many rows; rows 0 for none. */
-static void kmsvt_con_cursor_at(const struct kmsvt_con *con, const struct vc_data *vc,
-				int *x, int *y, u32 *rows)
-{
-	*rows = 0;
-	*x = -1;
-	*y = -1;
-	if (!con->cursor_on || vc->state.x >= con->shown_cols || vc->state.y >= con->shown_rows)
-		return;
-	*rows = kmsvt_con_cursor_rows(vc, con->font.height);
-	if (*rows) {
-		*x = vc->state.x;
-		*y = vc->state.y;
-	}
-}
-
-/* A cell drawn again next time, whatever it holds. */
-static void kmsvt_con_forget(struct kmsvt_con *con, int x, int y)
-{
-	if (x >= 0)
-		con->shown[y * con->shown_cols + x] = 0xffff;
-}
-
-static void kmsvt_con_draw_cells(struct kmsvt_con *con, struct vc_data *vc)
-{
-	u32 cols = min(con->shown_cols, vc->vc_cols), rows = min(con->shown_rows, vc->vc_rows);
-	struct kmsvt_ink ink = { .cpp = con->info->var.bits_per_pixel / 8, .fg = 1, .bg = 1 };
-	const u16 *cells = (const u16 *)vc->vc_origin;
-	struct kmsvt_con_rect cell;
-	int cx, cy;
-	u32 crows, x, y;
-
-	kmsvt_con_cursor_at(con, vc, &cx, &cy, &crows);
-	if (cx != con->cursor_x || cy != con->cursor_y || crows != con->cursor_rows) {
-		kmsvt_con_forget(con, con->cursor_x, con->cursor_y);
-		kmsvt_con_forget(con, cx, cy);
-		con->cursor_x = cx;
-		con->cursor_y = cy;
-		con->cursor_rows = crows;
-	}
-	for (y = 0; y < rows; y++) {
-		const u16 *row = cells + y * vc->vc_cols;
-		u16 *was = con->shown + y * con->shown_cols;
-
-		for (x = 0; x < cols; x++) {
-			u16 c = scr_readw(row + x);
-
-			if (c == was[x])
-				continue;
-			cell = (struct kmsvt_con_rect){ x * 8, y * con->font.height, 8,
-							con->font.height };
-			kmsvt_con_turn_rect(con, &cell);
-			/* Cells the oops banner covers are left to it, whole. */
-			if (cell.y < con->shown_banner)
-				continue;
-			was[x] = c;
-			kmsvt_con_draw_cell(con, &ink, &cell, c, x == cx && y == cy ? crows : 0);
-		}
-	}
-}
-
 static void kmsvt_con_draw(struct work_struct *work)
 {
 	struct kmsvt_con *con = &kmsvt_con;
 	struct vc_data *vc;
-	u32 banner;
 
 	console_lock();
 	vc = kmsvt_con_visible_vc(con);
-	if (!vc)
-		goto out;
-	banner = kmsvt_scanout_banner(con->kdev);
-	if ((con->shown_vc != vc->vc_num || con->shown_banner != banner ||
-	     con->shown_cols != kmsvt_con_cols(con) || con->shown_rows != kmsvt_con_rows(con) ||
-	     kmsvt_con_palette_changed(con, vc)) && !kmsvt_con_reset(con, vc, banner))
-		goto out;
-	kmsvt_con_draw_cells(con, vc);
-	WRITE_ONCE(con->last_draw, jiffies);
-out:
+	if (vc) {
+		kmsvt_con_draw_vc(con, vc, kmsvt_scanout_banner(con->kdev));
+		WRITE_ONCE(con->last_draw, jiffies);
+	}
 	console_unlock();
 }
 
@@ -495,10 +200,10 @@ static bool kmsvt_con_blank_screen(struct vc_data *vc, int blank, bool mode_swit
 		return false;
 	if (mode_switch) {
 		if (!blank)
-			kmsvt_fbdev_restore_display(con->kdev);
+			con->display->restore(con->kdev);
 	} else {
 		con->blanked = blank;
-		kmsvt_fbdev_blank(con->kdev, blank);
+		con->display->blank(con->kdev, blank);
 	}
 	if (!blank)
 		kmsvt_con_invalidate();
@@ -538,6 +243,7 @@ static int kmsvt_con_font_set(struct vc_data *vc, const struct console_font *fon
 	struct kmsvt_con *con = &kmsvt_con;
 	u8 *data;
 	u32 c;
+	int ret;
 
 	if (!con->kdev)
 		return -ENODEV;
@@ -550,10 +256,9 @@ static int kmsvt_con_font_set(struct vc_data *vc, const struct console_font *fon
 		return -ENOMEM;
 	for (c = 0; c < 256; c++)
 		memcpy(data + c * font->height, font->data + c * vpitch, font->height);
-	kfree(con->font.own);
-	con->font.own = data;
-	con->font.data = data;
-	con->font.height = font->height;
+	ret = kmsvt_con_font_use(con, data, font->height, data);
+	if (ret)
+		return ret;
 	kmsvt_con_resize_all();
 	return 0;
 }
@@ -587,15 +292,15 @@ static int kmsvt_con_font_default(struct vc_data *vc, struct console_font *font,
 {
 	struct kmsvt_con *con = &kmsvt_con;
 	const struct font_desc *desc = name ? find_font(name) : &font_vga_8x16;
+	int ret;
 
 	if (!con->kdev)
 		return -ENODEV;
 	if (!desc || desc->width != 8 || desc->charcount != 256)
 		return -ENOENT;
-	kfree(con->font.own);
-	con->font.own = NULL;
-	con->font.data = desc->data;
-	con->font.height = desc->height;
+	ret = kmsvt_con_font_use(con, desc->data, desc->height, NULL);
+	if (ret)
+		return ret;
 	font->width = 8;
 	font->height = desc->height;
 	font->charcount = 256;
@@ -603,7 +308,7 @@ static int kmsvt_con_font_default(struct vc_data *vc, struct console_font *font,
 	return 0;
 }
 
-/* The consw entry points, whose types changed in 6.9 (kms/compat.h). */
+/* The consw entry points, whose types changed in 6.9 (compat.h). */
 #if KMSVT_CONSW_6_9
 static void kmsvt_con_putc(struct vc_data *vc, u16 ca, unsigned int y, unsigned int x)
 {
@@ -748,9 +453,11 @@ static void kmsvt_con_unbind_previous(void)
 
 /*
  * Take every VT from fbcon.  One device has the VTs; another one's
- * framebuffer stays with fbcon.
+ * framebuffer stays with fbcon.  @display is how the console asks the
+ * fbdev emulation for the display (fbdev.c).
  */
-void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info)
+void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info,
+		      const struct kmsvt_con_display *display)
 {
 	struct kmsvt_con *con = &kmsvt_con;
 	int ret;
@@ -758,15 +465,20 @@ void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info)
 	if (!kmsvt_vtcon || con->kdev)
 		return;
 	console_lock();
+	con->rotate = kmsvt_con_rotate;
+	ret = kmsvt_con_font_use(con, font_vga_8x16.data, font_vga_8x16.height, NULL);
+	if (ret) {
+		console_unlock();
+		drm_err(&kdev->drm, "console: no memory for the turned font, fbcon keeps the VTs\n");
+		return;
+	}
 	con->kdev = kdev;
 	con->info = info;
-	con->rotate = kmsvt_con_rotate;
+	con->display = display;
 	con->shown_vc = -1;
 	con->cursor_x = -1;
 	con->blanked = false;
 	con->suspended = false;
-	con->font.data = font_vga_8x16.data;
-	con->font.height = font_vga_8x16.height;
 	init_irq_work(&con->kick, kmsvt_con_kick);
 	INIT_DELAYED_WORK(&con->draw, kmsvt_con_draw);
 	kmsvt_con_unbind_previous();
@@ -796,8 +508,7 @@ void kmsvt_con_detach(struct kmsvt_device *kdev)
 	con->shown = NULL;
 	con->shown_cols = 0;
 	con->shown_rows = 0;
-	kfree(con->font.own);
-	con->font.own = NULL;
+	kmsvt_con_font_free(con);
 }
 
 /* The mode changed (fbset, console lock held): new cell counts. */

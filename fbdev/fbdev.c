@@ -298,7 +298,7 @@ static int kmsvt_fb_blank(int blank, struct fb_info *info)
 }
 
 /* The console's blanking (console lock held). */
-void kmsvt_fbdev_blank(struct kmsvt_device *kdev, bool blank)
+static void kmsvt_fbdev_blank(struct kmsvt_device *kdev, bool blank)
 {
 	if (kdev->fbdev)
 		kmsvt_fbdev_dpms(kdev->fbdev, blank);
@@ -351,11 +351,16 @@ void kmsvt_fbdev_unowned(struct kmsvt_device *kdev)
 }
 
 /* A VT leaves graphics mode: the console's mode again, unless a master holds the display. */
-void kmsvt_fbdev_restore_display(struct kmsvt_device *kdev)
+static void kmsvt_fbdev_restore_display(struct kmsvt_device *kdev)
 {
 	if (kdev->fbdev)
 		kmsvt_fbdev_take_back(kdev->fbdev);
 }
+
+static const struct kmsvt_con_display kmsvt_fbdev_display = {
+	.restore = kmsvt_fbdev_restore_display,
+	.blank = kmsvt_fbdev_blank,
+};
 
 /*
  * /dev/fbN mappings of the console's buffer in VRAM.  fb_io_mmap() maps the
@@ -660,7 +665,7 @@ static int kmsvt_fbdev_register(struct kmsvt_fbdev *fbdev)
 	if (ret)
 		goto err_cmap;
 	fbdev->info = info;
-	kmsvt_con_attach(kdev, info);
+	kmsvt_con_attach(kdev, info, &kmsvt_fbdev_display);
 	return 0;
 
 err_cmap:
