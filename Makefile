@@ -25,7 +25,7 @@ USER_TOOLS := $(patsubst userspace/%.c,$(BUILD)/userspace/%,$(wildcard userspace
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror $(shell pkg-config --cflags libdrm 2>/dev/null)
 USER_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null)
 
-.PHONY: all modules userspace deps run test test-debug bench check clean install uninstall
+.PHONY: all modules userspace deps run test test-debug bench screenshots check clean install uninstall
 all: modules userspace
 
 modules:
@@ -82,7 +82,7 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 DEBUG_MODS := test_seat test_console test_panic test_client test_faultinject \
-	$(basename $(notdir $(wildcard tests/test_fuzz.py tests/test_faults.py)))
+	$(basename $(notdir $(wildcard tests/guest/test_fuzz.py tests/guest/test_faults.py)))
 # test_faults' unload cycles count slab objects, which kmemleak's own and
 # the deferred frees of the debug kernel make grow: kmemleak judges leaks
 # there instead.
@@ -101,6 +101,17 @@ test-debug: deps
 bench: deps
 	$(MAKE) all
 	$(PYTHON) tests/bench/run.py $(BENCH_ARGS)
+
+# docs/screenshots/*.png, the README's pictures: the tests that take them
+# (harness.screenshot) on the 6.1 kernel, with KMSVT_SCREENSHOTS=1.  No
+# other run writes them, make test included.
+SCREENSHOT_TESTS := test_console.test_boot_console test_panic.test_panic_console \
+	test_panic.test_panic_qr -test_panic_qr_and_log
+screenshots: deps
+	$(MAKE) all
+	rel=$$(tr ' ' '\n' < $(BUILD)/kernels/releases | grep '^6\.1\.') && \
+	KMSVT_SCREENSHOTS=1 $(PYTHON) tests/run.py --no-unit \
+		-k $(subst $(space),$(comma),$(strip $(SCREENSHOT_TESTS))) $$rel
 
 # A long kmsvt-fuzz run on each kernel, one guest at a time (an hour each
 # by default): make fuzz FUZZ_SECONDS=600 FUZZ_SEED=42.  docs/RELIABILITY.md.

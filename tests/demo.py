@@ -8,7 +8,7 @@ With a graphical display (DISPLAY or WAYLAND_DISPLAY set) QEMU opens a
 window showing the console; the serial console is in this terminal either
 way.  Headless, take a screendump on request from QEMU's monitor:
 Ctrl-A c, then "screendump build/demo.ppm", then Ctrl-A c to return; read it
-with "python3 tests/screenreader.py build/demo.ppm".  Ctrl-A x quits.
+with "python3 tests/lib/screenreader.py build/demo.ppm".  Ctrl-A x quits.
 
 usage: tests/demo.py [--kernel RELEASE] [--headless] [-- extra qemu args]
 """
@@ -17,11 +17,9 @@ import os
 import shutil
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# An entry point: tests/lib, the shared helpers, on the import path.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import initramfs  # noqa: E402
-
-# Started by the guest's init: seatd, alice on VT2, bob on VT3.
-DEMO_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest", "demo.sh")
 
 
 def has_window():
@@ -45,7 +43,7 @@ def main():
     if os.path.isdir(udir):
         tools += [os.path.join(udir, t) for t in sorted(os.listdir(udir))]
     rd = initramfs.build(args.kernel, "kmsvt", programs=tools, tag="demo",
-                         extra_files={"/etc/kmsvt-demo.sh": DEMO_SCRIPT}, modules=("evdev",))
+                         extra_files={"/etc/kmsvt-demo.sh": initramfs.DEMO_SCRIPT}, modules=("evdev",))
     display = "gtk" if has_window() and not args.headless else "none"
     cmd = ["qemu-system-x86_64", "-accel", "tcg", "-m", "1024", "-nodefaults",
            "-no-user-config", "-device", "VGA", "-display", display,

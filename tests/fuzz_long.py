@@ -13,10 +13,11 @@ import sys
 import time
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# An entry point: tests/lib, the shared helpers, on the import path.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import fuzz  # noqa: E402
 import harness  # noqa: E402
 import initramfs  # noqa: E402
-import test_fuzz  # noqa: E402
 
 
 def main():
@@ -35,7 +36,7 @@ def main():
         ctx = harness.Ctx(rel)
         t0 = time.monotonic()
         try:
-            test_fuzz.fuzz_and_check(ctx, "fuzz-long", args.seed, args.calls, args.seconds)
+            fuzz.fuzz_and_check(ctx, "fuzz-long", args.seed, args.calls, args.seconds)
             # tests/run.py's check after every test, where the harness has it.
             if hasattr(ctx, "check_kernel_reports"):
                 ctx.check_kernel_reports()

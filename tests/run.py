@@ -3,14 +3,19 @@
 are built), then every guest test on every target kernel.  Prints one
 line a test and, last, "N passed, N failed".
 
-usage: tests/run.py [-j JOBS] [-k SUBSTRING] [--repeat N] [--no-memcheck] [KERNEL_RELEASE ...]
+usage: tests/run.py [-j JOBS] [-k SUBSTRING] [--repeat N] [--no-memcheck] [--list]
+                    [KERNEL_RELEASE ...]
 
-The guests boot with slub_debug=FZPU page_poison=1 (and KFENCE where the
-kernel has it); whatever their kernels report fails the test.
+The host tests are tests/host/test_*.py (and its folders'), the guest tests
+the test_* functions of tests/guest/test_*.py: a new file there is in the
+suite without a change here.  The guests boot with slub_debug=FZPU
+page_poison=1 (and KFENCE where the kernel has it); whatever their kernels
+report fails the test.
 """
 import argparse
 import concurrent.futures
-import importlib
+import glob
+import importlib.util
 import inspect
 import os
 import sys
@@ -18,29 +23,61 @@ import time
 import traceback
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+TESTS = os.path.dirname(os.path.abspath(__file__))
+# The one place the suite sets the import path: tests/lib, the shared
+# helpers (harness, vm, initramfs, ...), which every test module imports.
+sys.path.insert(0, os.path.join(TESTS, "lib"))
 import harness  # noqa: E402
 import initramfs  # noqa: E402
 
-GUEST_MODULES = ["test_fuzz", "test_console", "test_kms", "test_client", "test_memory", "test_switch", "test_seat",
-                 "test_kmscube", "test_xorg", "test_panic", "test_fbdev", "test_systemd_guest",
-                 "test_faults", "test_security"]
+GUEST = os.path.join(TESTS, "guest")
+HOST = os.path.join(TESTS, "host")
+# The order the guest modules run in (the two workers take the jobs in
+# order, round by round): test_fuzz, the longest test, first, then the
+# order the suite has always had.  A module not named here runs after
+# these, in alphabetical order; a name here with no file is ignored.
+ORDER = ["test_fuzz", "test_console", "test_kms", "test_client", "test_memory", "test_switch",
+         "test_seat", "test_kmscube", "test_xorg", "test_panic", "test_fbdev",
+         "test_systemd_guest", "test_faults", "test_security"]
+
+
+def guest_module_names():
+    """The names of tests/guest/test_*.py, in ORDER, then the others
+    alphabetically."""
+    names = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(GUEST, "test_*.py")))
+    return sorted(names, key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
+
+
+def load_guest_module(name):
+    """tests/guest/NAME.py, loaded from its file: the guest modules are not
+    on the import path, so that none can import another (what they share
+    is in tests/lib)."""
+    path = os.path.join(GUEST, name + ".py")
+    if not os.path.isfile(path):
+        sys.exit("tests/run.py: no guest test module %s (tests/guest/%s.py); there are: %s"
+                 % (name, name, ", ".join(guest_module_names())))
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def suite_modules():
+    """The suite's guest modules: every one but those that say SUITE = False
+    (test_faultinject: the debug kernel's, make test-debug names it)."""
+    mods = [load_guest_module(n) for n in guest_module_names()]
+    return [m for m in mods if getattr(m, "SUITE", True)]
 
 
 def unit_tests():
-    """Host tests: the screen reader, make deps' apt transaction (no kernel
-    image, no upgrade), DKMS builds for both kernels, the panic QR encoder
-    and the panic path's rules (builds the module once more per kernel,
-    with gcc's call graph)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    loader = unittest.defaultTestLoader
-    suite = unittest.TestSuite([loader.discover(here, pattern="test_screenreader.py"),
-                                loader.discover(here, pattern="test_deps.py"),
-                                loader.discover(here, pattern="test_install.py"),
-                                loader.discover(here, pattern="test_manpages.py"),
-                                loader.discover(here, pattern="test_panic_path.py"),
-                                loader.discover(os.path.join(here, "qr"), pattern="test_qr.py",
-                                                top_level_dir=os.path.join(here, "qr"))])
+    """Host tests (tests/host/test_*.py, its folders' too): the screen
+    reader, make deps' apt transaction (no kernel image, no upgrade), DKMS
+    builds for both kernels, the man pages, the panic QR encoder, the panic
+    path's rules (builds the module once more per kernel, with gcc's call
+    graph) and the layout of tests/."""
+    # tests/host is a package: its __init__ puts tests/lib on the import
+    # path for a run of its own (python3 -m unittest tests/host/...).
+    suite = unittest.defaultTestLoader.discover(HOST, pattern="test_*.py", top_level_dir=TESTS)
     res = unittest.TextTestRunner(verbosity=1, stream=sys.stdout).run(suite)
     failed = len(res.failures) + len(res.errors)
     return res.testsRun - failed - len(res.skipped), failed + len(res.skipped)
@@ -86,26 +123,35 @@ def main():
                     help="run the tests whose module.name holds any of these "
                     "comma-separated substrings, except those holding one "
                     "given with a leading '-'")
-    ap.add_argument("--modules", default=",".join(GUEST_MODULES),
-                    help="comma-separated guest test modules (default: the suite's; "
-                    "make test-debug adds test_faultinject)")
+    ap.add_argument("--modules", default="",
+                    help="comma-separated guest test modules, tests/guest/NAME.py "
+                    "(default: the suite's, every one but those with SUITE = False: "
+                    "test_faultinject, which make test-debug names)")
     ap.add_argument("--no-unit", action="store_true")
     ap.add_argument("--repeat", type=int, default=1, metavar="N",
                     help="run each selected guest test N times (a flake hunt: "
                     "every run must pass)")
     ap.add_argument("--no-memcheck", action="store_true",
                     help="boot the guests without slub_debug, page_poison and KFENCE")
+    ap.add_argument("--list", action="store_true",
+                    help="print the selected guest tests, one line a (kernel, test) job "
+                    "in the order they would start, and exit; boots nothing")
     ap.add_argument("kernels", nargs="*")
     args = ap.parse_args()
-    harness.require_tools()
+    if not args.list:
+        harness.require_tools()
     harness.MEMCHECK = not args.no_memcheck
 
     kernels = args.kernels or initramfs.releases()
     selects = [s for s in args.select.split(",") if s and not s.startswith("-")]
     excludes = [s[1:] for s in args.select.split(",") if s.startswith("-")]
+    if args.modules:
+        chosen = [load_guest_module(n) for n in args.modules.split(",") if n]
+    else:
+        chosen = suite_modules()
     jobs, modules = [], []
-    for modname in args.modules.split(","):
-        mod = importlib.import_module(modname)
+    for mod in chosen:
+        modname = mod.__name__
         before = len(jobs)
         for name in sorted(n for n, f in vars(mod).items() if n.startswith("test_")
                            and inspect.isfunction(f) and f.__module__ == modname):
@@ -121,6 +167,11 @@ def main():
 
     # Round by round: a sweep stopped early has run every test alike.
     jobs = [j[1:] for j in sorted(jobs, key=lambda j: j[0])]
+    if args.list:
+        for rel, name, _ in jobs:
+            print("%-22s %s" % (rel, name))
+        return 0
+
     passed = failed = 0
     t0 = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

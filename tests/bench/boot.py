@@ -26,7 +26,7 @@ while the boot goes on (the console's speed shows in the spans).
 
 Every boot must also prove that the console is really up: the benchmark
 writes a marker on /dev/tty1, and it has to be read back from a QEMU
-screendump with tests/screenreader.py; /proc/fb must name the expected
+screendump with tests/lib/screenreader.py; /proc/fb must name the expected
 driver and dmesg must be free of oopses/warnings.  A boot that fails any of
 this is reported as failed and never enters the statistics.
 
@@ -44,9 +44,11 @@ import sys
 import time
 import traceback
 
-TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if TESTS not in sys.path:
-    sys.path.insert(0, TESTS)
+# Run as a script, a benchmark puts tests/lib (the harness it shares with
+# the tests) on the import path; its own folder is there already.
+LIB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib")
+if LIB not in sys.path:
+    sys.path.insert(0, LIB)
 
 import harness  # noqa: E402
 import initramfs  # noqa: E402
@@ -64,7 +66,7 @@ FB_NAME = {"kmsvt": "kmsvt", "kmsvt-fbcon": "kmsvt", "bochs": "bochs-drmdrmfb"}
 # "[drm] Initialized <name> ..." for each flavour.
 DRM_NAME = {"kmsvt": "kmsvt", "kmsvt-fbcon": "kmsvt", "bochs": "bochs-drm"}
 
-# Written by the harness's /init (tests/initramfs.py) right before modprobe.
+# Written by the harness's /init (tests/lib/initramfs.py) right before modprobe.
 KMSG_MARK = "kmsvt-init: modprobe"
 
 DMESG_RX = re.compile(r"^\[\s*(\d+\.\d+)\] (.*)$", re.M)

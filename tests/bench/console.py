@@ -32,17 +32,18 @@ import re
 import statistics
 import sys
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-TESTS = os.path.dirname(BENCH)
-REPO = os.path.dirname(TESTS)
-for p in (TESTS, BENCH):
-    if p not in sys.path:
-        sys.path.insert(0, p)
+# Run as a script, a benchmark puts tests/lib (the harness it shares with
+# the tests) on the import path; its own folder is there already.
+LIB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib")
+if LIB not in sys.path:
+    sys.path.insert(0, LIB)
 
 import harness  # noqa: E402
 import initramfs  # noqa: E402
 from boot import CMDLINE, DRIVER, FLAVOURS  # noqa: E402  (the same three flavours)
-from test_client import CLEAR  # noqa: E402
+from harness import CLEAR  # noqa: E402
+
+REPO = initramfs.REPO
 
 DEFAULT_BOOTS = 2
 DEFAULT_SIZE = 256 * 1024

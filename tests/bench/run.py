@@ -10,7 +10,7 @@ on every target kernel (or the releases given), in this order:
          the QR screen and -smp 2; in-tree bochs as the baseline, which
          draws nothing (tests/bench/panic.py)
   panicpath  the panic path's functions, stack depth and rules, from gcc's
-         call graph (tests/bench/panic_path.py; a build, no boots)
+         call graph (tests/lib/panic_path.py; a build, no boots)
   switch fast user switching under seatd with two kmsvt-session sessions
          and the console: 100 switches of each kind per driver, p50/p95/max
          from the request to the first frame (tests/bench/switch.py)
@@ -33,11 +33,11 @@ import subprocess
 import sys
 import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-TESTS = os.path.dirname(BENCH)
-for p in (TESTS, BENCH):
-    if p not in sys.path:
-        sys.path.insert(0, p)
+# Run as a script, a benchmark puts tests/lib (the harness it shares with
+# the tests) on the import path; its own folder is there already.
+LIB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib")
+if LIB not in sys.path:
+    sys.path.insert(0, LIB)
 
 import harness  # noqa: E402
 import initramfs  # noqa: E402
@@ -76,7 +76,7 @@ def module_info(rel):
 
 def git_head():
     try:
-        head = subprocess.run(["git", "-C", TESTS, "describe", "--always", "--dirty"],
+        head = subprocess.run(["git", "-C", initramfs.REPO, "describe", "--always", "--dirty"],
                               capture_output=True, text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         head = ""

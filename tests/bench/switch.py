@@ -4,7 +4,7 @@ two kmsvt-session sessions (alice on VT2, bob on VT3) and the console on
 tty1, on kmsvt and on the in-tree bochs driver with the same userspace, the
 same QEMU, in the same run.
 
-Each boot cycles 2->3->1->2 N times (tests/test_seat.py does the switching
+Each boot cycles 2->3->1->2 N times (tests/lib/seat.py does the switching
 and reads every switch back from the screen) and times each switch with
 kmsvt-switch: from the request to the new session's first frame (the page
 flip event's timestamp, which the session writes to its status file), or to
@@ -21,15 +21,16 @@ import argparse
 import os
 import sys
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-TESTS = os.path.dirname(BENCH)
-for p in (TESTS, BENCH):
-    if p not in sys.path:
-        sys.path.insert(0, p)
+# Run as a script, a benchmark puts tests/lib (the harness it shares with
+# the tests) on the import path; its own folder is there already.
+LIB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib")
+if LIB not in sys.path:
+    sys.path.insert(0, LIB)
 
 import harness  # noqa: E402
 import initramfs  # noqa: E402
-import test_seat  # noqa: E402
+import seat  # noqa: E402
+from debugfs import debugfs_numbers  # noqa: E402
 
 FLAVOURS = ("kmsvt", "bochs")
 DEFAULT_CYCLES = 100
@@ -44,19 +45,19 @@ def stats(g, flavour):
     """kmsvt_stats, or None on bochs, which has no such counters."""
     if flavour != "kmsvt":
         return None
-    return test_seat.debugfs_numbers(g, "kmsvt_stats")
+    return debugfs_numbers(g, "kmsvt_stats")
 
 
 def measure(rel, flavour, cycles):
     ctx = harness.Ctx(rel)
     try:
-        g = test_seat.seat_guest(ctx, "bench-switch-" + flavour, flavour=flavour)
+        g = seat.seat_guest(ctx, "bench-switch-" + flavour, flavour=flavour)
         _, drv = g.sh("readlink /sys/class/drm/card0/device/driver")
         want = "kmsvt" if flavour == "kmsvt" else "bochs-drm"
         harness.check(drv.strip().endswith("/" + want), "card0 driver is %r" % drv)
-        sessions = test_seat.alice_and_bob(g)
+        sessions = seat.alice_and_bob(g)
         before = stats(g, flavour)
-        times = test_seat.cycle(g, sessions, cycles)
+        times = seat.cycle(g, sessions, cycles)
         after = stats(g, flavour)
         g.assert_no_oops()
         if after:
@@ -67,10 +68,10 @@ def measure(rel, flavour, cycles):
 
 
 def table(rel, results, markdown):
-    pct = test_seat.pct
+    pct = seat.pct
     head = ["switch", "kmsvt p50/p95/max ms", "bochs p50/p95/max ms", "p95 kmsvt/bochs"]
     rows = []
-    for kind in test_seat.KINDS:
+    for kind in seat.KINDS:
         cells = [kind]
         for fl in FLAVOURS:
             xs = results[fl][kind]
@@ -78,7 +79,7 @@ def table(rel, results, markdown):
         cells.append("%.2f" % (pct(results["kmsvt"][kind], 95) /
                                max(pct(results["bochs"][kind], 95), 1e-3)))
         rows.append(cells)
-    n = len(results["kmsvt"][test_seat.KINDS[0]])
+    n = len(results["kmsvt"][seat.KINDS[0]])
     out = ["%s (%d switches of each kind per driver)" % (rel, n)]
     if markdown:
         out.append("| " + " | ".join(head) + " |")

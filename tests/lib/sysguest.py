@@ -1,0 +1,248 @@
+"""A Debian 12 guest that boots by itself, with kmsvt installed the way the
+README tells a user to install it.
+
+image(rel) makes (cached under build/sysguest/, rebuilt when an input
+changes):
+
+  base/           debootstrap --variant=minbase bookworm with systemd,
+                  udev, kmod, initramfs-tools, dkms and a compiler
+  root-<rel>/     base/ plus the guest kernel <rel> as its package would
+                  install it (modules, headers, kbuild, /boot/config), an
+                  initramfs made by update-initramfs with the modules the
+                  VM needs (MODULES=list), root logged in on the serial
+                  line; then, in a chroot, the documented
+                  commands: `make install KVER=<rel>` in a copy of the
+                  repository under /usr/local/src/kmsvt (DKMS build and
+                  install, modprobe.d, initramfs hook, update-initramfs)
+  <rel>.img       ext4 of root-<rel>/ (mke2fs -d), and <rel>.initrd the
+                  initramfs QEMU boots with it (the one in its /boot)
+
+boot(ctx, rel, name, disk) starts QEMU on a writable copy of the image
+with the guest's own init (systemd); the harness's shell is root's login
+shell on ttyS0.
+"""
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+
+import harness
+import initramfs
+import vm
+import xorg
+
+REPO = initramfs.REPO
+SUITE = "bookworm"
+PACKAGES = ("systemd", "systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "gcc",
+            "make", "libc6-dev", "procps", "libelf1", "libssl3", "pahole")
+# libelf1 and libssl3: what the kernel headers' kbuild tools link with;
+# pahole: 6.12's headers make BTF for modules where /sys/kernel/btf exists.
+HOSTNAME = "kmsvt-guest"
+# What the user copies and runs: the repository's module and install files.
+INSTALL_FILES = ("Makefile", "dkms.conf", "Kbuild", "kms", "gem", "fbdev", "panic", "scripts")
+# Bump when the way the roots or images are made changes.
+LAYOUT = 2
+
+DIR = os.path.join(initramfs.BUILD, "sysguest")
+BASE = os.path.join(DIR, "base")
+_lock = threading.Lock()
+
+
+def log(msg):
+    print("sysguest: " + msg, file=sys.stderr, flush=True)
+
+
+def _sources_hash():
+    h = hashlib.sha256()
+    for top in INSTALL_FILES:
+        path = os.path.join(REPO, top)
+        files = [path] if os.path.isfile(path) else sorted(
+            os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs)
+        for f in files:
+            h.update(os.path.relpath(f, REPO).encode())
+            with open(f, "rb") as fh:
+                h.update(fh.read())
+    return h.hexdigest()
+
+
+def build_base():
+    """debootstrap base/ unless its stamp matches."""
+    stamp = os.path.join(DIR, "base.stamp")
+    key = json.dumps({"suite": SUITE, "mirror": xorg.mirror(), "packages": PACKAGES})
+    if xorg._read(stamp) == key and os.path.isdir(BASE):
+        return
+    debootstrap = xorg._require("debootstrap", "debootstrap")
+    tmp = BASE + ".new"
+    xorg._remove_tree(tmp)
+    cache = os.path.join(DIR, "debs")
+    os.makedirs(cache, exist_ok=True)
+    log("debootstrap %s into %s ..." % (",".join(PACKAGES), tmp))
+    _, secs = xorg._run([debootstrap, "--variant=minbase", "--cache-dir=" + cache,
+                         "--include=" + ",".join(PACKAGES), SUITE, tmp, xorg.mirror()],
+                        "debootstrap")
+    log("debootstrap took %.0f s" % secs)
+    xorg._remove_tree(BASE)
+    os.rename(tmp, BASE)
+    xorg._write(stamp, key)
+
+
+def _add_kernel(root, rel):
+    """The guest kernel's files where its Debian packages put them."""
+    src = initramfs.kernel_dir(rel)
+    os.makedirs(os.path.join(root, "lib", "modules"), exist_ok=True)
+    xorg._run(["cp", "-a", os.path.join(src, "lib", "modules", rel),
+               os.path.join(root, "lib", "modules", rel)], "copy modules")
+    for sub in ("usr/src", "usr/lib"):
+        for name in os.listdir(os.path.join(src, sub)):
+            xorg._run(["cp", "-a", os.path.join(src, sub, name), os.path.join(root, sub, name)],
+                      "copy " + name)
+    # deps.sh pointed the headers' Makefile at build/; back to /usr/src.
+    mk = os.path.join(root, "usr", "src", "linux-headers-" + rel, "Makefile")
+    text = xorg._read(mk)
+    xorg._write(mk, "include /usr/src/" + text.split("/usr/src/", 1)[1])
+    build = os.path.join(root, "lib", "modules", rel, "build")
+    if os.path.lexists(build):
+        os.unlink(build)
+    os.symlink("/usr/src/linux-headers-" + rel, build)
+    os.makedirs(os.path.join(root, "boot"), exist_ok=True)
+    shutil.copy(os.path.join(src, "config"), os.path.join(root, "boot", "config-" + rel))
+    shutil.copy(os.path.join(src, "vmlinuz"), os.path.join(root, "boot", "vmlinuz-" + rel))
+
+
+def _configure(root):
+    """Host name, fstab, root logged in on ttyS0 (the harness's shell)."""
+    xorg._write(os.path.join(root, "etc", "hostname"), HOSTNAME + "\n")
+    xorg._write(os.path.join(root, "etc", "fstab"), "/dev/vda / ext4 defaults 0 1\n")
+    dropin = os.path.join(root, "etc", "systemd", "system", "serial-getty@ttyS0.service.d")
+    os.makedirs(dropin, exist_ok=True)
+    xorg._write(os.path.join(dropin, "autologin.conf"),
+                "[Service]\nExecStart=\nExecStart=-/sbin/agetty --autologin root --noclear "
+                "%I 115200 linux\n")
+    # The harness waits for this line, then talks to the shell.
+    # TERM=dumb: no colours from dmesg, no bracketed paste from bash.
+    xorg._write(os.path.join(root, "root", ".profile"),
+                'if [ "$(tty)" = /dev/ttyS0 ]; then export TERM=dumb; echo KMSVT-INIT-READY; fi\n')
+    xorg._run(["chroot", root, "passwd", "-d", "root"], "passwd -d root")
+    _small_initramfs(root)
+
+
+# The modules the guest needs to mount its root file system.
+ROOT_MODULES = ("virtio_pci", "virtio_blk", "crc32c_generic", "ext4")
+
+
+def _small_initramfs(root):
+    """An initramfs with the modules this VM needs, as one would configure a
+    VM that knows its hardware (MODULES=dep, which a chroot cannot use: it
+    reads the host's disks).  Debian's MODULES=most makes a 37 MB initramfs
+    that update-initramfs takes minutes to write under TCG, and QEMU
+    minutes to unpack; kmsvt's hook adds kmsvt and its dependencies."""
+    xorg._write(os.path.join(root, "etc", "initramfs-tools", "conf.d", "kmsvt-guest.conf"),
+                "MODULES=list\n")
+    with open(os.path.join(root, "etc", "initramfs-tools", "modules"), "a") as f:
+        f.write("".join(m + "\n" for m in ROOT_MODULES))
+
+
+def _chroot(root, cmd, what):
+    """cmd in root/, with /proc and /dev mounted.  Not /sys: the host's
+    /sys/kernel/btf would have 6.12's kbuild make the module's BTF against
+    the host's kernel."""
+    mounts = []
+    try:
+        for fs, args in (("proc", ["-t", "proc", "proc"]), ("dev", ["--bind", "/dev"])):
+            point = os.path.join(root, fs)
+            xorg._run(["mount"] + args + [point], "mount " + fs)
+            mounts.append(point)
+        return xorg._run(["chroot", root, "/usr/bin/env", "-i",
+                          "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                          "HOME=/root", "/bin/sh", "-c", cmd], what)
+    finally:
+        for point in reversed(mounts):
+            subprocess.run(["umount", point], check=False)
+        left = xorg._mounts_under(root)
+        if left:
+            raise RuntimeError("still mounted in %s: %s" % (root, left))
+
+
+def build_image_locked(rel):
+    build_base()
+    img = os.path.join(DIR, rel + ".img")
+    initrd = os.path.join(DIR, rel + ".initrd")
+    stamp = os.path.join(DIR, rel + ".stamp")
+    key = json.dumps({"base": xorg._read(os.path.join(DIR, "base.stamp")), "layout": LAYOUT,
+                      "sources": _sources_hash(), "rel": rel})
+    if xorg._read(stamp) == key and os.path.exists(img) and os.path.exists(initrd):
+        return img, initrd
+    root = os.path.join(DIR, "root-" + rel)
+    xorg._remove_tree(root)
+    log("%s: copy base, add the kernel, install kmsvt ..." % rel)
+    xorg._run(["cp", "-a", BASE, root], "copy base")
+    _add_kernel(root, rel)
+    _configure(root)
+    _chroot(root, "update-initramfs -c -k %s" % rel, "update-initramfs")
+    src = os.path.join(root, "usr", "local", "src", "kmsvt")
+    os.makedirs(src)
+    xorg._run(["tar", "cf", os.path.join(DIR, "src.tar")] + list(INSTALL_FILES), "tar",
+              cwd=REPO)
+    xorg._run(["tar", "xf", os.path.join(DIR, "src.tar"), "-C", src], "untar")
+    out, secs = _chroot(root, "cd /usr/local/src/kmsvt && make install KVER=%s" % rel,
+                        "make install")
+    xorg._write(os.path.join(DIR, rel + ".install.log"), out)
+    log("%s: make install took %.0f s" % (rel, secs))
+    shutil.copy(os.path.join(root, "boot", "initrd.img-" + rel), initrd)
+    size_mb = xorg._du_bytes(root) * 13 // 10 // (1 << 20) + 512
+    tmp = img + ".new"
+    xorg._run(["mke2fs", "-q", "-F", "-t", "ext4", "-L", "kmsvt-guest", "-d", root, tmp,
+               "%dM" % size_mb], "mke2fs")
+    os.replace(tmp, img)
+    xorg._remove_tree(root)
+    xorg._write(stamp, key)
+    return img, initrd
+
+
+def image(rel):
+    """(disk image, initrd) for rel, building what is missing or stale;
+    safe from several threads and processes at once."""
+    with _lock:
+        os.makedirs(DIR, exist_ok=True)
+        with open(os.path.join(DIR, ".lock"), "w") as lk:
+            fcntl.flock(lk, fcntl.LOCK_EX)
+            try:
+                return build_image_locked(rel)
+            finally:
+                fcntl.flock(lk, fcntl.LOCK_UN)
+
+
+def prepare(kernels):
+    """tests/run.py's PREPARE: every kernel's image, before the tests."""
+    for rel in kernels:
+        image(rel)
+
+
+def writable_copy(ctx, rel, name):
+    """A copy of rel's image that a guest may change (and keep over a
+    reboot), and its initrd."""
+    img, initrd = image(rel)
+    disk = os.path.join(DIR, "%s-%s.disk" % (rel, name))
+    xorg._run(["cp", "--sparse=always", img, disk], "copy image")
+    return disk, initrd
+
+
+def boot(ctx, rel, name, disk, initrd, timeout=300):
+    """Boot the guest's own systemd from disk; returns the logged-in Guest."""
+    # systemd's status lines would mix with the harness's shell on ttyS0.
+    g = harness.Guest(rel, initrd, cmdline="root=/dev/vda rw systemd.show_status=0", mem=1024,
+                      extra_args=["-drive", "file=%s,if=virtio,format=raw" % disk],
+                      name="%s-%s" % (rel, name))
+    ctx.guests.append(g)
+    g.start()
+    g.boot(timeout=timeout)
+    # getty logs in while udev may still be loading drivers for the
+    # coldplugged devices (those not in the initramfs come from the disk).
+    st, out = g.sh("udevadm settle --timeout=180", timeout=200)
+    if st != 0:
+        raise vm.VmError("%s: udevadm settle failed (%d): %s" % (g.name, st, out))
+    return g
