@@ -99,16 +99,18 @@ static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct dr
 /*
  * Another client's picture landed while nobody is master: a commit that
  * passed the master check before its master dropped the role.  The console
- * takes the display back if a text VT is in front.
+ * takes the display back if a text VT is in front.  Whose picture it is
+ * is read before the commit's hardware is done: after that the next
+ * commit may replace and free this one's new state.
  */
 static void kmsvt_commit_tail(struct drm_atomic_state *state)
 {
 	struct kmsvt_device *kdev = to_kmsvt(state->dev);
 	struct drm_plane_state *plane = drm_atomic_get_new_plane_state(state, &kdev->primary);
+	bool foreign = plane && plane->visible && !kmsvt_gem_is_console(plane->fb->obj[0]);
 
 	kmsvt_crtc_commit_tail(state);
-	if (plane && plane->visible && !kmsvt_gem_is_console(plane->fb->obj[0]) &&
-	    !READ_ONCE(kdev->drm.master))
+	if (foreign && !READ_ONCE(kdev->drm.master))
 		kmsvt_fbdev_unowned(kdev);
 }
 
