@@ -12,7 +12,7 @@
  * buffer. There is no mutable static state, so it is safe to call from the
  * panic path on any CPU, as long as each caller passes its own buffers.
  *
- * The same file builds in the kernel and on the host (tests/qr/).
+ * The same file builds in the kernel and on the host (tests/host/qr/).
  */
 #ifndef KMSVT_PANIC_QR_H
 #define KMSVT_PANIC_QR_H

@@ -43,7 +43,8 @@ PACKAGES = ("systemd", "systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms"
 # pahole: 6.12's headers make BTF for modules where /sys/kernel/btf exists.
 HOSTNAME = "kmsvt-guest"
 # What the user copies and runs: the repository's module and install files.
-INSTALL_FILES = ("Makefile", "dkms.conf", "Kbuild", "kms", "gem", "fbdev", "panic", "scripts")
+INSTALL_FILES = ("Makefile", "dkms.conf", "Kbuild", "kmsvt_drv.c", "kmsvt_drv.h", "compat.h",
+                 "kms", "gem", "draw", "fbdev", "panic", "scripts")
 # Bump when the way the roots or images are made changes.
 LAYOUT = 2
 
