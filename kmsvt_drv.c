@@ -99,7 +99,7 @@ static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct dr
 /*
  * Another client's picture landed while nobody is master: a commit that
  * passed the master check before its master dropped the role.  The console
- * takes the display back if a text VT is in front.  Whose picture it is
+ * takes the display back if a text VT is in front.  The picture's owner
  * is read before the commit's hardware is done: after that the next
  * commit may replace and free this one's new state.
  */
