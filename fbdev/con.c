@@ -132,7 +132,7 @@ static void kmsvt_con_set_geometry(struct vc_data *vc, bool init)
 {
 	struct kmsvt_con *con = &kmsvt_con;
 
-	vc->vc_font.width = 8;
+	vc->vc_font.width = con->font.width;
 	vc->vc_font.height = con->font.height;
 	vc->vc_font.charcount = 256;
 	vc->vc_scan_lines = kmsvt_con_text_height(con);
@@ -236,7 +236,7 @@ static int kmsvt_con_resize(struct vc_data *vc, unsigned int width, unsigned int
 	return 0;
 }
 
-/* Fonts 8 pixels wide of 256 glyphs, @vpitch bytes a glyph in @font->data. */
+/* Fonts KMSVT_CON_FONT_WIDTH wide of 256 glyphs, @vpitch bytes a glyph in @font->data. */
 static int kmsvt_con_font_set(struct vc_data *vc, const struct console_font *font,
 			      unsigned int vpitch)
 {
@@ -247,7 +247,7 @@ static int kmsvt_con_font_set(struct vc_data *vc, const struct console_font *fon
 
 	if (!con->kdev)
 		return -ENODEV;
-	if (font->width != 8 || font->charcount != 256 || !font->height ||
+	if (font->width != KMSVT_CON_FONT_WIDTH || font->charcount != 256 || !font->height ||
 	    font->height > min(vpitch, KMSVT_CON_FONT_MAX_HEIGHT) ||
 	    kmsvt_con_text_height(con) < font->height)
 		return -EINVAL;
@@ -271,7 +271,7 @@ static int kmsvt_con_font_get(struct vc_data *vc, struct console_font *font,
 
 	if (!con->kdev)
 		return -ENODEV;
-	font->width = 8;
+	font->width = con->font.width;
 	font->height = con->font.height;
 	font->charcount = 256;
 	if (!font->data)
@@ -286,7 +286,7 @@ static int kmsvt_con_font_get(struct vc_data *vc, struct console_font *font,
 	return 0;
 }
 
-/* Only 8-pixel-wide fonts of 256 glyphs; VGA8x16 when none is named. */
+/* Only fonts KMSVT_CON_FONT_WIDTH wide of 256 glyphs; VGA8x16 when none is named. */
 static int kmsvt_con_font_default(struct vc_data *vc, struct console_font *font,
 				  const char *name)
 {
@@ -296,12 +296,12 @@ static int kmsvt_con_font_default(struct vc_data *vc, struct console_font *font,
 
 	if (!con->kdev)
 		return -ENODEV;
-	if (!desc || desc->width != 8 || desc->charcount != 256)
+	if (!desc || desc->width != KMSVT_CON_FONT_WIDTH || desc->charcount != 256)
 		return -ENOENT;
 	ret = kmsvt_con_font_use(con, desc->data, desc->height, NULL);
 	if (ret)
 		return ret;
-	font->width = 8;
+	font->width = con->font.width;
 	font->height = desc->height;
 	font->charcount = 256;
 	kmsvt_con_resize_all();

@@ -15,14 +15,18 @@
 struct vc_data;
 
 #define KMSVT_CON_FONT_MAX_HEIGHT 32
+/* The one font width the console draws yet; the geometry takes font.width. */
+#define KMSVT_CON_FONT_WIDTH 8
 
 /*
- * The font: 8 pixels wide, 256 glyphs of @height rows of one byte each
- * (@data: the built-in font's, or @own from KDFONTOP); with the screen
- * turned, @turned holds each glyph as the screen shows it, turned once
- * when the font or the rotation is set: @turned_rows rows of 4 bytes.
+ * The font: @width (KMSVT_CON_FONT_WIDTH) pixels wide, 256 glyphs of
+ * @height rows of one byte each (@data: the built-in font's, or @own from
+ * KDFONTOP); with the screen turned, @turned holds each glyph as the
+ * screen shows it, turned once when the font or the rotation is set:
+ * @turned_rows rows of 4 bytes.
  */
 struct kmsvt_con_font {
+	u32 width;
 	u32 height;
 	const u8 *data;
 	u8 *own;

@@ -32,7 +32,7 @@ u32 kmsvt_con_text_height(const struct kmsvt_con *con)
 
 u32 kmsvt_con_cols(const struct kmsvt_con *con)
 {
-	return kmsvt_con_text_width(con) / 8;
+	return kmsvt_con_text_width(con) / con->font.width;
 }
 
 u32 kmsvt_con_rows(const struct kmsvt_con *con)
@@ -147,6 +147,7 @@ int kmsvt_con_font_use(struct kmsvt_con *con, const u8 *data, u32 height, u8 *ow
 						    turned + c * KMSVT_CON_FONT_MAX_HEIGHT);
 	}
 	kmsvt_con_font_free(con);
+	con->font.width = KMSVT_CON_FONT_WIDTH;
 	con->font.data = data;
 	con->font.height = height;
 	con->font.own = own;
@@ -221,7 +222,7 @@ static void kmsvt_con_clear_rect(struct kmsvt_con *con, struct kmsvt_con_rect r)
 static void kmsvt_con_clear_margins(struct kmsvt_con *con)
 {
 	u32 tw = kmsvt_con_text_width(con), th = kmsvt_con_text_height(con);
-	u32 w = con->shown_cols * 8, h = con->shown_rows * con->font.height;
+	u32 w = con->shown_cols * con->font.width, h = con->shown_rows * con->font.height;
 
 	kmsvt_con_clear_rect(con, (struct kmsvt_con_rect){ w, 0, tw - w, h });
 	kmsvt_con_clear_rect(con, (struct kmsvt_con_rect){ 0, h, tw, th - h });
@@ -314,8 +315,8 @@ static void kmsvt_con_draw_cells(struct kmsvt_con *con, struct vc_data *vc)
 
 			if (c == was[x])
 				continue;
-			cell = (struct kmsvt_con_rect){ x * 8, y * con->font.height, 8,
-							con->font.height };
+			cell = (struct kmsvt_con_rect){ x * con->font.width, y * con->font.height,
+							con->font.width, con->font.height };
 			kmsvt_con_turn_rect(con, &cell);
 			/* Cells the oops banner covers are left to it, whole. */
 			if (cell.y < con->shown_banner)

@@ -1,11 +1,11 @@
 """Guest tests: a Debian 12 system with systemd and udev, kmsvt installed
 with the README's commands (`make install`: DKMS, modprobe.d, initramfs
 hook; tests/lib/sysguest.py), boots by itself: udev binds kmsvt by modalias
-from the initramfs on, bochs stays unloaded, getty's login prompt is read
-on the screen, and a panic shows kmsvt's panic screen.
+from the initramfs on, bochs stays unloaded, the module has no test hooks
+(they are built only for the tests), getty's login prompt is read on the
+screen, and a panic shows kmsvt's panic screen.
 test_uninstalled_guest_boots_bochs runs `make uninstall` in the guest and boots the same disk on the in-tree bochs driver."""
 import os
-import re
 
 import sysguest
 import xorg
@@ -34,6 +34,14 @@ def test_installed_guest_boots_kmsvt(ctx):
     check("kmsvt" in mods and "bochs" not in mods, "modules: %s" % sorted(mods))
     _, path = g.sh("modinfo -n kmsvt", check=True)
     check("/updates/dkms/kmsvt.ko" in path, "kmsvt.ko is %r, not DKMS's" % path.strip())
+    # The module users install has none of the tests' crash triggers: no
+    # test_hooks parameter, and no panic_test in debugfs.
+    _, parms = g.sh("modinfo -F parm kmsvt", check=True)
+    check("panic_screen" in parms and "test_hooks" not in parms, "parameters: %r" % parms)
+    g.sh("mount -t debugfs none /sys/kernel/debug 2>/dev/null")
+    _, dbg = g.sh("ls /sys/kernel/debug/dri/0/", check=True)
+    check("panic_preview" in dbg.split() and "panic_test" not in dbg.split(),
+          "debugfs of DKMS's kmsvt: %r" % dbg)
     # From the initramfs on: kmsvt's console before the root file system.
     dmesg = g.dmesg()
     con, root = dmesg.find("Console: switching to colour kmsvt"), dmesg.find("EXT4-fs (vda)")
