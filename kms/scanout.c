@@ -187,13 +187,9 @@ bool kmsvt_scanout_is_on(struct kmsvt_device *kdev)
 	return READ_ONCE(kdev->scanout_on);
 }
 
-/*
- * Copy the scanout state if its lock is free, and say whether it is being
- * shown; with @stop_flips also drop a flip that has not latched yet.
- * Interrupts are off.
- */
-static bool kmsvt_scanout_snapshot(struct kmsvt_device *kdev, struct kmsvt_scanout *so,
-				   bool stop_flips)
+/* kmsvt_scanout_snapshot() with interrupts off. */
+static bool kmsvt_scanout_copy(struct kmsvt_device *kdev, struct kmsvt_scanout *so,
+			       bool stop_flips)
 {
 	bool on;
 
@@ -208,6 +204,22 @@ static bool kmsvt_scanout_snapshot(struct kmsvt_device *kdev, struct kmsvt_scano
 }
 
 /*
+ * Copy the scanout state if its lock is free, and say whether it is being
+ * shown; with @stop_flips also drop a flip that has not latched yet.
+ */
+static bool kmsvt_scanout_snapshot(struct kmsvt_device *kdev, struct kmsvt_scanout *so,
+				   bool stop_flips)
+{
+	unsigned long flags;
+	bool on;
+
+	local_irq_save(flags);
+	on = kmsvt_scanout_copy(kdev, so, stop_flips);
+	local_irq_restore(flags);
+	return on;
+}
+
+/*
  * The panic path's one call: take the screen, stop flips and vblank from
  * touching DISPI, and describe in @so what is shown.  With @reserve, or
  * when the scanout state cannot be read (its lock is held, the CRTC is
@@ -217,14 +229,8 @@ static bool kmsvt_scanout_snapshot(struct kmsvt_device *kdev, struct kmsvt_scano
 void kmsvt_scanout_take(struct kmsvt_device *kdev, bool reserve, const u32 *palette,
 			unsigned int colors, struct kmsvt_scanout *so)
 {
-	unsigned long flags;
-	bool have;
-
 	WRITE_ONCE(kdev->taken, true);
-	local_irq_save(flags);
-	have = kmsvt_scanout_snapshot(kdev, so, true);
-	local_irq_restore(flags);
-	if (!have || reserve) {
+	if (!kmsvt_scanout_snapshot(kdev, so, true) || reserve) {
 		*so = kdev->layout.panic;
 		kmsvt_hw_set_mode(kdev, so);
 		kmsvt_hw_set_palette(kdev, palette, colors);
@@ -236,13 +242,7 @@ void kmsvt_scanout_take(struct kmsvt_device *kdev, bool reserve, const u32 *pale
 /* What is on screen, if it can be read and is shown; the screen stays KMS's. */
 bool kmsvt_scanout_peek(struct kmsvt_device *kdev, struct kmsvt_scanout *so)
 {
-	unsigned long flags;
-	bool have;
-
-	local_irq_save(flags);
-	have = kmsvt_scanout_snapshot(kdev, so, false);
-	local_irq_restore(flags);
-	return have;
+	return kmsvt_scanout_snapshot(kdev, so, false);
 }
 
 /* The display back to KMS after a panic screen's preview; the banner goes. */

@@ -35,6 +35,14 @@ static bool oops_banner;
 module_param(oops_banner, bool, 0644);
 MODULE_PARM_DESC(oops_banner, "draw a banner over the screen on a non-fatal oops (default off)");
 
+/* The canvas of scanout @so: VRAM is mapped whole, once, at probe. */
+static void kmsvt_panic_canvas(struct kmsvt_device *kdev, const struct kmsvt_scanout *so,
+			       struct kmsvt_canvas *c)
+{
+	*c = (struct kmsvt_canvas){ kdev->vram + so->offset, so->pitch, so->cpp, so->format,
+				    so->width, so->height };
+}
+
 /*
  * Take the screen and draw the panic screen into it: what is scanned out,
  * or with @use_reserve (or when that cannot be read) the panic buffer.
@@ -47,8 +55,7 @@ static void kmsvt_panic_draw(struct kmsvt_panic *kp, const char *title, bool use
 	struct kmsvt_canvas c;
 
 	kmsvt_scanout_take(kdev, use_reserve, kmsvt_panic_colors, kmsvt_panic_ncolors, &so);
-	c = (struct kmsvt_canvas){ kdev->vram + so.offset, so.pitch, so.cpp, so.format,
-				   so.width, so.height };
+	kmsvt_panic_canvas(kdev, &so, &c);
 	if (!kmsvt_canvas_readable(&c))
 		return;
 	kmsvt_screen_draw(kp, &c, title);
@@ -65,8 +72,7 @@ static void kmsvt_oops_banner(struct kmsvt_panic *kp)
 
 	if (!kmsvt_scanout_peek(kdev, &so))
 		return;
-	c = (struct kmsvt_canvas){ kdev->vram + so.offset, so.pitch, so.cpp, so.format,
-				   so.width, so.height };
+	kmsvt_panic_canvas(kdev, &so, &c);
 	if (!kmsvt_canvas_readable(&c))
 		return;
 	kmsvt_scanout_set_banner(kdev, kmsvt_screen_banner_height());
