@@ -25,7 +25,7 @@ USER_TOOLS := $(patsubst userspace/%.c,$(BUILD)/userspace/%,$(wildcard userspace
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror $(shell pkg-config --cflags libdrm 2>/dev/null)
 USER_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null)
 
-.PHONY: all modules userspace deps run test test-debug bench screenshots check clean install uninstall
+.PHONY: module-sources all modules userspace deps run test test-debug bench screenshots check clean install uninstall
 all: modules userspace
 
 modules:
@@ -42,6 +42,12 @@ module-one:
 	@tar cf - $(MOD_SRCS) | tar xf - -C $(BUILD)/$(REL)
 	$(MAKE) -C $(call kdir_of,$(REL)) M=$(BUILD)/$(REL) KMSVT_TEST_HOOKS=1 modules
 	@echo "built $(BUILD)/$(REL)/kmsvt.ko"
+
+# The module's sources, the one list every copy of them is made from:
+# module-one here, scripts/install.sh (DKMS), make check, and the tests'
+# panic-path check and systemd guest.
+module-sources:
+	@echo $(MOD_SRCS)
 
 userspace: $(USER_TOOLS)
 

@@ -10,8 +10,8 @@ if [ ! -x "$CP/scripts/checkpatch.pl" ]; then
 		linux-source-6.1/scripts/checkpatch.pl linux-source-6.1/scripts/spelling.txt \
 		linux-source-6.1/scripts/const_structs.checkpatch
 fi
-files=$(ls *.[ch] kms/*.[ch] gem/*.[ch] draw/*.[ch] fbdev/*.[ch] panic/*.[ch] 2>/dev/null |
-	grep -v compat.h || true)
+files=$(make -s --no-print-directory module-sources | tr ' ' '\n' | grep '\.[ch]$' |
+	grep -vx compat.h)
 status=0
 for f in $files; do
 	"$CP/scripts/checkpatch.pl" --strict --no-tree --terse --show-types --quiet -f "$f" || status=1

@@ -18,7 +18,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
-FILES="dkms.conf Kbuild kmsvt_drv.c kmsvt_drv.h compat.h kms gem draw fbdev panic"
+FILES="dkms.conf $(make -s --no-print-directory module-sources)"
 KVER=${KVER:-$(uname -r)}
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo

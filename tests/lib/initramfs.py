@@ -14,6 +14,18 @@ import subprocess
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("KMSVT_BUILD", os.path.join(REPO, "build"))
+
+
+def module_sources(src=REPO):
+    """Kbuild and the module's sources: the Makefile's one list of them
+    (`make module-sources`), which module-one and DKMS copy too."""
+    res = subprocess.run(["make", "-s", "--no-print-directory", "module-sources"], cwd=src,
+                         capture_output=True, text=True)
+    if res.returncode or not res.stdout.split():
+        raise RuntimeError("make module-sources failed: %s" % res.stderr[-2000:])
+    return res.stdout.split()
+
+
 # Files the tests copy into guests (sources built for them, scripts).
 GUEST_FILES = os.path.join(REPO, "tests", "guest", "files")
 # make run's sessions (seatd, alice on VT2, bob on VT3), started by INIT

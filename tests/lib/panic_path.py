@@ -63,7 +63,6 @@ import initramfs
 REPO = initramfs.REPO
 
 ROOTS = ("kmsvt_kmsg_dump", "kmsvt_panic_notify")
-SRC_DIRS = ("", "kms", "gem", "draw", "fbdev", "panic")
 KCFLAGS = "-fstack-usage -fcallgraph-info=su"
 INDIRECT = "__indirect_call"
 
@@ -104,14 +103,11 @@ def stackcheck_dir(rel):
 
 
 def copy_sources(dst, src=REPO):
-    """Kbuild and the module's sources, as the Makefile's module-one copies
-    them (the same files: Kbuild plus */*.[ch] of its SRC_DIRS)."""
+    """The module's sources, as the Makefile's module-one copies them: the
+    repository's list of them, read from @src (which may be such a copy)."""
     shutil.rmtree(dst, ignore_errors=True)
     os.makedirs(dst)
-    files = ["Kbuild"]
-    for d in SRC_DIRS:
-        files += sorted(os.path.relpath(p, src)
-                        for p in glob.glob(os.path.join(src, d, "*.[ch]")))
+    files = initramfs.module_sources()
     for f in files:
         out = os.path.join(dst, f)
         os.makedirs(os.path.dirname(out), exist_ok=True)

@@ -42,9 +42,14 @@ PACKAGES = ("systemd", "systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms"
 # libelf1 and libssl3: what the kernel headers' kbuild tools link with;
 # pahole: 6.12's headers make BTF for modules where /sys/kernel/btf exists.
 HOSTNAME = "kmsvt-guest"
-# What the user copies and runs: the repository's module and install files.
-INSTALL_FILES = ("Makefile", "dkms.conf", "Kbuild", "kmsvt_drv.c", "kmsvt_drv.h", "compat.h",
-                 "kms", "gem", "draw", "fbdev", "panic", "scripts")
+
+
+def install_files():
+    """What the user copies and runs: the repository's install files and
+    the module's sources (the Makefile's list)."""
+    return ["Makefile", "dkms.conf", "scripts"] + initramfs.module_sources()
+
+
 # Bump when the way the roots or images are made changes.
 LAYOUT = 2
 
@@ -59,7 +64,7 @@ def log(msg):
 
 def _sources_hash():
     h = hashlib.sha256()
-    for top in INSTALL_FILES:
+    for top in install_files():
         path = os.path.join(REPO, top)
         files = [path] if os.path.isfile(path) else sorted(
             os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs)
@@ -186,7 +191,7 @@ def build_image_locked(rel):
     _chroot(root, "update-initramfs -c -k %s" % rel, "update-initramfs")
     src = os.path.join(root, "usr", "local", "src", "kmsvt")
     os.makedirs(src)
-    xorg._run(["tar", "cf", os.path.join(DIR, "src.tar")] + list(INSTALL_FILES), "tar",
+    xorg._run(["tar", "cf", os.path.join(DIR, "src.tar")] + install_files(), "tar",
               cwd=REPO)
     xorg._run(["tar", "xf", os.path.join(DIR, "src.tar"), "-C", src], "untar")
     out, secs = _chroot(root, "cd /usr/local/src/kmsvt && make install KVER=%s" % rel,
