@@ -3,11 +3,16 @@
 
 Run from the repository root:
     python3 -m unittest tests/host/test_screenreader.py -v
+
+PsfTest needs console-setup-linux's fonts in /usr/share/consolefonts
+(make deps installs the package) and fails without them.
 """
 
+import gzip
 import io
 import os
 import random
+import struct
 import subprocess
 import sys
 import tarfile
@@ -33,6 +38,12 @@ PANIC = [
 def random_lines(rng, cols, rows):
     """Screen-filling random printable text, no trailing blanks."""
     return [''.join(rng.choice(PRINTABLE) for _ in range(cols)).rstrip() for _ in range(rows)]
+
+
+def printable_screen(rng, cols, rows):
+    """All printable ASCII (wrapped at cols), then random printable lines."""
+    lines = [PRINTABLE[i:i + cols] for i in range(0, len(PRINTABLE), cols)]
+    return lines + random_lines(rng, cols, rows - len(lines))
 
 
 def set_pixel(img, x, y, rgb):
@@ -294,6 +305,246 @@ class ReadTextTest(unittest.TestCase):
             out = subprocess.run([sys.executable, sr.__file__, path], check=True,
                                  stdout=subprocess.PIPE, text=True).stdout
         self.assertEqual(out.split('\n')[:3], [line[:80] for line in PANIC[:3]])
+
+
+# ---------------------------------------------------------------- PSF fonts
+
+FONT_DIR = '/usr/share/consolefonts'
+FONT_PACKAGE = 'console-setup-linux'
+# name: (format, glyphs, width, height); the name's 32x16 is height x width
+PSF_FONTS = {
+    'Lat15-Fixed16': ('PSF1', 256, 8, 16),
+    'Uni2-Fixed16': ('PSF1', 512, 8, 16),
+    'Uni2-TerminusBold32x16': ('PSF2', 512, 16, 32),
+}
+
+
+def psf1_bytes(font, mode=0x02):
+    """A PSF1 file of an 8-pixel-wide font, with its unicode table if mode has one."""
+    out = [bytes([0x36, 0x04, mode | (len(font.glyphs) == 512), font.height]), font.data]
+    if mode & 0x06:
+        for strings in font.chars:
+            codes = [ord(s) for s in strings if len(s) == 1]
+            for seq in (s for s in strings if len(s) > 1):
+                codes += [0xfffe] + [ord(c) for c in seq]
+            out.append(struct.pack('<%dH' % (len(codes) + 1), *codes, 0xffff))
+    return b''.join(out)
+
+
+def psf2_bytes(font, table=True):
+    """A PSF2 file of the font, with its unicode table if table."""
+    size = len(font.glyphs[0])
+    out = [struct.pack('<8I', 0x864ab572, 0, 32, int(table), len(font.glyphs), size,
+                       font.height, font.width), font.data]
+    if table:
+        for strings in font.chars:
+            out.append(''.join(s for s in strings if len(s) == 1).encode())
+            out += [b'\xfe' + s.encode() for s in strings if len(s) > 1]
+            out.append(b'\xff')
+    return b''.join(out)
+
+
+def random_font(rng, width, height):
+    """256 random glyphs (cp437), with random bits past width in each row."""
+    return sr.Font(rng.randbytes(256 * (width + 7) // 8 * height), width, height)
+
+
+def cell_bits(img, font, col, row, fg):
+    """The bitmap of one cell: its fg pixels, packed as Font.bits."""
+    bits = 0
+    for y in range(font.height):
+        for x in range(font.width):
+            px = img.pixel(col * font.width + x, row * font.height + y)
+            bits = bits << 1 | (px == tuple(fg))
+    return bits
+
+
+class PsfTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.paths = {}
+        for name in PSF_FONTS:
+            path = os.path.join(FONT_DIR, name + '.psf.gz')
+            if not os.path.isfile(path):
+                raise AssertionError('%s is missing: install the Debian package %s (make deps)'
+                                     % (path, FONT_PACKAGE))
+            cls.paths[name] = path
+        cls.fonts = {name: sr.load_psf(path) for name, path in cls.paths.items()}
+
+    def all_fonts(self):
+        return [('font_8x16', sr.load_font())] + sorted(self.fonts.items())
+
+    def test_formats(self):
+        for name, (fmt, count, width, height) in PSF_FONTS.items():
+            with self.subTest(font=name):
+                with gzip.open(self.paths[name]) as f:
+                    head = f.read(4)
+                self.assertEqual(head[:2] == b'\x36\x04', fmt == 'PSF1')
+                self.assertEqual(head == struct.pack('<I', 0x864ab572), fmt == 'PSF2')
+                font = self.fonts[name]
+                self.assertEqual((len(font.glyphs), font.width, font.height),
+                                 (count, width, height))
+                self.assertEqual(len(font.glyphs[0]), (width + 7) // 8 * height)
+                # console-setup's tables: ASCII at its own index, one glyph
+                # for look-alikes, U+FFFD on glyph 4
+                for c in PRINTABLE:
+                    self.assertEqual(font.index[c], ord(c))
+                self.assertEqual(font.index['\u0410'], ord('A'))    # Cyrillic A
+                self.assertEqual(font.index['\u0391'], ord('A'))    # Greek Alpha
+                self.assertEqual(font.glyph_index('\u4e00'), 4)     # not in the font: U+FFFD
+                self.assertEqual(font.identical_printable(), [])
+                self.assertEqual(len(font.printable), 95)
+
+    def test_round_trip(self):
+        for name, font in self.all_fonts():
+            with self.subTest(font=name):
+                cols, rows = 1280 // font.width, 800 // font.height
+                self.assertEqual((cols, rows), (80, 25) if font.width == 16 else (160, 50))
+                lines = printable_screen(random.Random(cols), cols, rows)
+                img = sr.render_text(lines, 1280, 800, font=font)
+                self.assertEqual(sr.read_text(img, font=font), lines)
+                self.assertTrue(sr.contains_all(img, [PRINTABLE[:cols]], font=font))
+
+    def test_cursors(self):
+        for name, font in self.all_fonts():
+            width = len(PRINTABLE) * font.width
+            for kind in ('underline', 'block'):
+                with self.subTest(font=name, cursor=kind):
+                    for col, ch in enumerate(PRINTABLE):
+                        img = sr.render_text([PRINTABLE], width, font.height, font=font,
+                                             cursor=(col, 0, kind))
+                        self.assertEqual(sr.read_text(img, font=font), [PRINTABLE],
+                                         msg='cursor on %r' % ch)
+                    # on a blank cell at the end of a line: the bottom two
+                    # rows (1 if height < 10) or the whole cell
+                    img = sr.render_text(['$'], 4 * font.width, font.height, font=font,
+                                         cursor=(1, 0, kind))
+                    self.assertEqual(sr.read_text(img, font=font), ['$'])
+                    rows = font.height if kind == 'block' else 2
+                    self.assertEqual(cell_bits(img, font, 1, 0, (170, 170, 170)),
+                                     (1 << rows * font.width) - 1)
+            with self.subTest(font=name, screen='1280x800'):
+                lines = printable_screen(random.Random(3), 1280 // font.width, 800 // font.height)
+                for cursor in ((5, 0), (0, 7, 'block'), (3, 20)):
+                    img = sr.render_text(lines, 1280, 800, font=font, cursor=cursor)
+                    self.assertEqual(sr.read_text(img, font=font), lines)
+
+    def test_underline_cursor_with_noise(self):
+        font = self.fonts['Uni2-TerminusBold32x16']
+        for ch in 'gQ_x':
+            img = sr.render_text([ch], 16, 32, fg=(255, 255, 255), bg=(0, 0, 170),
+                                 cursor=(0, 0), font=font)
+            img = set_pixel(img, 0, 0, (255, 255, 255))
+            self.assertEqual(sr.read_text(img, font=font), [ch])
+
+    def test_any_size(self):
+        # random glyphs with garbage past the width: 1..32 wide and high,
+        # a one-row underline below 10 rows
+        rng = random.Random(5)
+        for width, height in ((5, 8), (12, 20), (9, 9), (32, 32), (3, 6)):
+            with self.subTest(size=(width, height)):
+                font = random_font(rng, width, height)
+                img = sr.render_text([''], width, height, font=font, cursor=(0, 0))
+                self.assertEqual(cell_bits(img, font, 0, 0, (170, 170, 170)) ^ font.bits[32],
+                                 (1 << width * (1 if height < 10 else 2)) - 1)
+                cols, rows = 640 // width, 200 // height
+                lines = printable_screen(rng, cols, rows)
+                for cursor in (None, (2, 1), (3, 1, 'block')):
+                    img = sr.render_text(lines, 640, 200, font=font, cursor=cursor)
+                    self.assertEqual(sr.read_text(img, font=font), lines)
+
+    def test_bit_layout(self):
+        # 12 pixels wide: each row two bytes, leftmost pixel in the top bit of
+        # the first; the last 4 bits of a row are not drawn
+        data = bytearray(256 * 2 * 10)
+        a = ord('A') * 20
+        data[a + 3 * 2:a + 3 * 2 + 2] = b'\x00\x40'      # pixel (9, 3)
+        data[a + 5 * 2:a + 5 * 2 + 2] = b'\x80\x0f'      # pixel (0, 5) and padding
+        font = sr.Font(bytes(data), 12, 10)
+        img = sr.render_text(['A'], 12, 10, font=font, fg=(255, 255, 255))
+        ink = [(x, y) for y in range(10) for x in range(12) if img.pixel(x, y) != (0, 0, 0)]
+        self.assertEqual(ink, [(9, 3), (0, 5)])
+        pixel = lambda x, y: 1 << 10 * 12 - 1 - (y * 12 + x)   # noqa: E731
+        self.assertEqual(font.bits[ord('A')], pixel(9, 3) | pixel(0, 5))
+
+    def test_psf_files(self):
+        lat = self.fonts['Lat15-Fixed16']
+        with tempfile.TemporaryDirectory() as d:
+            # plain, not gzipped
+            plain = os.path.join(d, 'Lat15-Fixed16.psf')
+            with gzip.open(self.paths['Lat15-Fixed16']) as f, open(plain, 'wb') as out:
+                out.write(f.read())
+            font = sr.load_psf(plain)
+            self.assertEqual((font.data, font.chars), (lat.data, lat.chars))
+            # written back both ways, a sequence added to glyph 'A'
+            chars = list(lat.chars)
+            chars[65] += ('A\u0301',)
+            seq = sr.Font(lat.data, 8, 16, chars)
+            for data in (psf1_bytes(seq), psf2_bytes(seq), gzip.compress(psf2_bytes(seq))):
+                font = sr.parse_psf(data)
+                self.assertEqual((font.data, font.chars, font.index), (seq.data, seq.chars, lat.index))
+            # the PSF2 font written as PSF2 again
+            term = self.fonts['Uni2-TerminusBold32x16']
+            font = sr.parse_psf(psf2_bytes(term))
+            self.assertEqual((font.data, font.chars), (term.data, term.chars))
+        # no unicode table: cp437, like font_8x16
+        builtin = sr.load_font()
+        for data in (psf1_bytes(builtin, mode=0), psf2_bytes(builtin, table=False)):
+            font = sr.parse_psf(data)
+            self.assertEqual((font.bits, font.index), (builtin.bits, builtin.index))
+            img = sr.render_text(PANIC, 800, 160, font=font)
+            self.assertEqual(sr.read_text(img)[:len(PANIC)], PANIC)
+        # a 512-glyph PSF1 keeps its 512 glyphs
+        uni = self.fonts['Uni2-Fixed16']
+        self.assertEqual(sr.parse_psf(psf1_bytes(uni)).data, uni.data)
+
+    def test_bad_psf(self):
+        good = psf1_bytes(self.fonts['Lat15-Fixed16'])
+        for data in (b'', b'\x36\x05' + good[2:], good[:4 + 100], good[:-2],
+                     psf2_bytes(self.fonts['Uni2-TerminusBold32x16'])[:-10],
+                     psf2_bytes(self.fonts['Uni2-TerminusBold32x16'])[:24] + bytes(8)):
+            with self.assertRaises(ValueError, msg=data[:40]):
+                sr.parse_psf(data)
+
+    def test_render_encodes_unicode(self):
+        fg = (170, 170, 170)
+        uni = self.fonts['Uni2-Fixed16']
+        # look-alikes share ASCII's glyph and read as ASCII
+        img = sr.render_text(['A\u0410\u0391 K\u212a'], 80, 16, font=uni)
+        self.assertEqual(sr.read_text(img, font=uni), ['AAA KK'])
+        # beyond glyph 255; anything else is drawn as the font's U+FFFD
+        high = min(c for c, i in uni.index.items() if i >= 256)
+        img = sr.render_text([high + 'é\u4e00'], 80, 16, font=uni)
+        for col, glyph in enumerate((uni.index[high], uni.index['é'], 4)):
+            self.assertEqual(cell_bits(img, uni, col, 0, fg), uni.bits[glyph])
+        self.assertEqual(sr.read_text(img, font=uni, max_mismatch=0), ['???'])
+        # é is 'e' and an accent of a few pixels: within the default max_mismatch
+        self.assertEqual(sr.read_text(img, font=uni), ['?e?'])
+        term = self.fonts['Uni2-TerminusBold32x16']
+        img = sr.render_text(['\u2500\u2502 ok'], 160, 32, font=term)
+        self.assertEqual(cell_bits(img, term, 1, 0, fg), term.bits[term.index['\u2502']])
+        self.assertEqual(sr.read_text(img, font=term), ['?? ok'])
+
+    def test_speed(self):
+        font = self.fonts['Uni2-TerminusBold32x16']
+        lines = random_lines(random.Random(2), 80, 25)
+        img = sr.render_text(lines, 1280, 800, font=font)
+        start = time.perf_counter()
+        result = sr.read_text(img, font=font)
+        elapsed = time.perf_counter() - start
+        self.assertEqual(result, lines)
+        self.assertLess(elapsed, 3.0)
+
+    def test_cli_font(self):
+        font = self.fonts['Uni2-TerminusBold32x16']
+        img = sr.render_text(PANIC, 1280, 160, font=font)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'shot.ppm')
+            img.save_ppm(path)
+            out = subprocess.run([sys.executable, sr.__file__, '--font',
+                                  self.paths['Uni2-TerminusBold32x16'], path], check=True,
+                                 stdout=subprocess.PIPE, text=True).stdout
+        self.assertEqual(out.split('\n')[:3], PANIC[:3])
 
 
 if __name__ == '__main__':

@@ -1,30 +1,50 @@
 #!/usr/bin/env python3
-"""Read the text of a Linux framebuffer console (fbcon) off a QEMU screendump.
+"""Read the text of a Linux framebuffer console (fbcon, or kmsvt's own) off a
+QEMU screendump.
 
-The screendump is a binary PPM (P6, maxval 255).  fbcon draws every character
-as an 8x16 cell with the kernel's built-in font_8x16 in two colours, so each
-cell can be matched exactly against the font: the cell's most common colour is
-the background, every pixel noticeably different from it is foreground, and
-the resulting 128-bit bitmap is compared with each printable glyph by Hamming
-distance (popcount of the XOR).
+The screendump is a binary PPM (P6, maxval 255).  The console draws every
+character as a width x height cell of one font glyph in two colours, so each
+cell can be matched exactly against the font: the cell's most common colour
+is the background, every pixel noticeably different from it is foreground,
+and the resulting bitmap (width * height bits, row 0 in the top bits) is
+compared with each printable glyph by Hamming distance (popcount of the XOR).
 
-The font is not vendored: load_font() extracts lib/fonts/font_8x16.c from the
-Debian linux-source tarball, parses its byte array and caches the 4096 raw
-bytes (256 glyphs x 16 rows, cp437 order, MSB = leftmost pixel) in
+Fonts: load_font() is the kernel's built-in font_8x16 (the default
+everywhere).  It is not vendored: load_font() extracts lib/fonts/font_8x16.c
+from the Debian linux-source tarball, parses its byte array and caches the
+4096 raw bytes (256 glyphs x 16 rows, cp437 order, MSB = leftmost pixel) in
 $KMSVT_BUILD/font_8x16.bin (default <repo>/build/font_8x16.bin).
+load_psf(path) reads a console font as setfont does (PSF1 or PSF2, plain or
+gzipped, e.g. /usr/share/consolefonts/*.psf.gz from console-setup-linux),
+of any size (fbcon takes 1..32 pixels wide and high, 256 or 512 glyphs);
+each glyph row is ceil(width/8) bytes, the leftmost pixel in the top bit.
+Its unicode table says which characters each glyph shows; a font without
+one is taken as cp437.  Pass the font to read_text(), screen_text(),
+find_text(), contains_all() and render_text() (font=...): cells are then
+the font's size, and render_text() draws each character with the glyph the
+font maps it to.
 
-Font notes: no two printable ASCII glyphs are identical (0x00, 0x20 and 0xff
-are all blank, but only 0x20 is printable).  Some are very close: 'I' and 'l'
-differ by a single pixel, ':' and ';' by two, so a capture with pixel errors
-may confuse them; exact captures never do.  A matched cell is only accepted
-when its best glyph is strictly better than the runner-up.
+Only the glyphs of printable ASCII are matched, each read as its ASCII
+character (a PSF font's 'A' glyph also shows Cyrillic and Greek capitals);
+anything else reads as `unknown`, unless it is within max_mismatch pixels
+of one of them (an accented letter may read as its base letter).  The
+underline cursor is the bottom `1 if height < 10 else 2` rows XORed, as
+fbcon and kmsvt draw it; a block cursor inverts the cell.
 
-Usage: python3 tests/lib/screenreader.py shot.ppm
+Font notes (font_8x16): no two printable ASCII glyphs are identical (0x00,
+0x20 and 0xff are all blank, but only 0x20 is printable).  Some are very
+close: 'I' and 'l' differ by a single pixel, ':' and ';' by two, so a capture
+with pixel errors may confuse them; exact captures never do.  A matched cell
+is only accepted when its best glyph is strictly better than the runner-up.
+
+Usage: python3 tests/lib/screenreader.py [--font FILE.psf[.gz]] shot.ppm
 """
 
 import glob
+import gzip
 import os
 import re
+import struct
 import subprocess
 import sys
 from collections import Counter
@@ -36,10 +56,7 @@ FONT_BYTES = 256 * CELL_H
 FONT_MEMBER = '*/lib/fonts/font_8x16.c'
 TARBALLS = ['/usr/src/linux-source-6.1.tar.xz', '/usr/src/linux-source-*.tar.xz']
 
-FULL = (1 << 128) - 1          # all 128 pixels of a cell
-TOP14 = FULL ^ 0xFFFF          # rows 0..13 (row 0 is the most significant byte)
-UNDERLINE = 0xFFFF             # fbcon's underline cursor: bottom 2 rows, XORed
-ROW15 = 0xFF
+PSF1_MAGIC, PSF2_MAGIC = b'\x36\x04', struct.pack('<I', 0x864ab572)
 
 try:
     _popcount = int.bit_count  # Python 3.10+
@@ -79,45 +96,103 @@ def find_tarball():
 
 
 class Font:
-    """font_8x16 glyphs plus the lookup tables used to match cells."""
+    """A console font's glyphs, the characters each shows, and the lookup
+    tables used to match cells.
 
-    def __init__(self, data):
-        if len(data) != FONT_BYTES:
-            raise ValueError('font data is %d bytes, expected %d' % (len(data), FONT_BYTES))
-        self.data = bytes(data)
-        self.glyphs = [self.data[i * CELL_H:(i + 1) * CELL_H] for i in range(256)]
-        self.bits = [int.from_bytes(g, 'big') for g in self.glyphs]
-        self.printable = [(self.bits[c], chr(c)) for c in range(0x20, 0x7f)]
+    data holds the glyphs one after another, each height rows of
+    ceil(width / 8) bytes (leftmost pixel in the top bit of a row's first
+    byte; the bits past width are ignored).  chars[i] is the strings glyph i
+    shows (single characters, or sequences from a PSF table); by default
+    glyph i is cp437 character i."""
+
+    def __init__(self, data, width=CELL_W, height=CELL_H, chars=None):
+        rowbytes = (width + 7) // 8
+        size = rowbytes * height
+        count = len(data) // size if width > 0 and height > 0 else 0
+        if not count or len(data) != count * size:
+            raise ValueError('font data is %d bytes, not a whole number of %dx%d glyphs'
+                             % (len(data), width, height))
+        if chars is None:
+            chars = [(bytes([i]).decode('cp437'),) for i in range(min(count, 256))]
+        if len(chars) > count:
+            raise ValueError('%d glyphs, but characters for %d' % (count, len(chars)))
+        self.width, self.height, self.data = width, height, bytes(data)
+        self.glyphs = [self.data[i * size:(i + 1) * size] for i in range(count)]
+        self.chars = [tuple(c) for c in chars] + [()] * (count - len(chars))
+        # Glyph bitmaps packed as a cell is read: width bits a row, row 0 on top.
+        pad = rowbytes * 8 - width
+        self.bits = []
+        for g in self.glyphs:
+            bits = 0
+            for r in range(0, size, rowbytes):
+                bits = bits << width | int.from_bytes(g[r:r + rowbytes], 'big') >> pad
+            self.bits.append(bits)
+        # Character -> glyph, as the console encodes text (with a PSF table
+        # the kernel keeps the last glyph listed for a character).
+        self.index = {}
+        for i, strings in enumerate(self.chars):
+            for s in strings:
+                if len(s) == 1:
+                    self.index[s] = i
+        # Per-font masks: the whole cell, the underline cursor's rows, the
+        # rows above them, and the bottom row.
+        self.area = width * height
+        self.full = (1 << self.area) - 1
+        self.underline = (1 << width * (1 if height < 10 else 2)) - 1
+        self.top = self.full ^ self.underline
+        self.top_pixels = _popcount(self.top)
+        self.last_row = (1 << width) - 1
+        # The printable set: the glyphs of printable ASCII, each read as the
+        # first ASCII character it shows; one entry a distinct bitmap.
+        self.printable, seen = [], set()
+        for c in range(0x20, 0x7f):
+            i = self.index.get(chr(c))
+            if i is not None and self.bits[i] not in seen:
+                seen.add(self.bits[i])
+                self.printable.append((self.bits[i], chr(c)))
         # Exact bitmaps seen on screen: plain, inverted (block cursor or a
         # background in the minority), and both with the underline cursor
         # XORed over the bottom rows.  Earlier variants win collisions.
         self.exact = {}
-        for flip in (0, FULL, UNDERLINE, FULL ^ UNDERLINE):
+        for flip in (0, self.full, self.underline, self.full ^ self.underline):
             for bits, ch in self.printable:
                 self.exact.setdefault(bits ^ flip, ch)
 
+    def glyph_index(self, ch):
+        """The glyph the console draws for character ch: its own, else the
+        font's U+FFFD, else '?' (which the kernel draws inverted, render_text
+        does not)."""
+        for c in (ch, '\ufffd', '?'):
+            if c in self.index:
+                return self.index[c]
+        return 0
+
     def identical_printable(self):
-        """Groups of printable characters that share one glyph (none in 6.1)."""
+        """Groups of printable ASCII characters that share one bitmap (none in
+        font_8x16 or console-setup's fonts): each group reads as its first."""
         groups = {}
-        for bits, ch in self.printable:
-            groups.setdefault(bits, []).append(ch)
+        for c in range(0x20, 0x7f):
+            if chr(c) in self.index:
+                groups.setdefault(self.bits[self.index[chr(c)]], []).append(chr(c))
         return [g for g in groups.values() if len(g) > 1]
 
     def closest(self, bits, max_mismatch):
         """Best printable character for a cell bitmap, or None if unsure."""
-        # An underline cursor leaves row 15 solid (no printable glyph uses it);
-        # then also compare rows 0..13 only, for the plain and inverted cell.
-        under = bits & ROW15 == ROW15
-        under_inv = not bits & ROW15
+        # An underline cursor leaves the bottom row solid (font_8x16 has no
+        # printable glyph that fills it); then also compare the rows above
+        # the underline only, for the plain and inverted cell.
+        under = bits & self.last_row == self.last_row
+        under_inv = not bits & self.last_row
+        n, top_n, top = self.area, self.top_pixels, self.top
         best = second = 1 << 30
         best_ch = None
         for glyph, ch in self.printable:
             x = bits ^ glyph
             d = _popcount(x)
-            score = min(d, 128 - d)
+            score = min(d, n - d)
             if under or under_inv:
-                r = _popcount(x & TOP14)
-                score = min(score, r if under else 112 - r)
+                r = _popcount(x & top)
+                score = min(score, r if under else top_n - r)
             if score < best:
                 best, second, best_ch = score, best, ch
             elif score < second:
@@ -149,6 +224,48 @@ def load_font(build_dir=None):
         os.replace(tmp, cache)          # atomic: parallel test runs may race
     font = _fonts[cache] = Font(data)
     return font
+
+
+def parse_psf(data):
+    """A Font from the bytes of a PSF1 or PSF2 file (gzipped or not)."""
+    if data[:2] == b'\x1f\x8b':
+        data = gzip.decompress(data)
+    if data[:2] == PSF1_MAGIC and len(data) >= 4:
+        mode, height = data[2], data[3]
+        width, count, start, size = 8, 512 if mode & 0x01 else 256, 4, height
+        has_table = mode & 0x06             # PSF1_MODEHASTAB, PSF1_MODEHASSEQ
+    elif data[:4] == PSF2_MAGIC and len(data) >= 32:
+        _, _, start, flags, count, size, height, width = struct.unpack('<8I', data[:32])
+        has_table = flags & 0x01            # PSF2_HAS_UNICODE_TABLE
+        if size != (width + 7) // 8 * height:
+            raise ValueError('PSF2: %d bytes a glyph for %dx%d' % (size, width, height))
+    else:
+        raise ValueError('not a PSF1 or PSF2 font (magic %r)' % data[:4])
+    end = start + count * size
+    if not count or len(data) < end:
+        raise ValueError('PSF: %d bytes, %d glyphs of %d need %d' % (len(data), count, size, end))
+    chars = None
+    if has_table:
+        table, chars = data[end:], []
+        if data[:2] == PSF1_MAGIC:
+            # Little-endian UCS-2 codes; 0xFFFE starts a sequence, 0xFFFF ends a glyph.
+            codes = struct.unpack('<%dH' % (len(table) // 2), table[:len(table) // 2 * 2])
+            entries = ''.join(map(chr, codes)).split('\uffff')
+            entries = [e.split('\ufffe') for e in entries]
+        else:
+            # UTF-8; 0xFE starts a sequence, 0xFF ends a glyph.
+            entries = [[p.decode('utf-8') for p in e.split(b'\xfe')] for e in table.split(b'\xff')]
+        if len(entries) <= count:
+            raise ValueError('PSF: unicode table has %d of %d glyphs' % (len(entries) - 1, count))
+        # A glyph's own characters, then its sequences (each one string).
+        chars = [list(e[0]) + e[1:] for e in entries[:count]]
+    return Font(data[start:end], width, height, chars)
+
+
+def load_psf(path):
+    """A Font from a PSF1 or PSF2 file, plain or gzipped (setfont's fonts)."""
+    with open(path, 'rb') as f:
+        return parse_psf(f.read())
 
 
 # ---------------------------------------------------------------- images
@@ -270,11 +387,11 @@ def _diff_table(value, threshold):
 
 
 def _differs(r, g, b, colour, threshold):
-    """128-bit mask of the cell's pixels that differ from colour.
+    """Mask of the cell's pixels that differ from colour.
 
     Each channel plane is translated to ASCII '0'/'1' digits and parsed with
     int(..., 2), so the per-pixel work runs in C; row 0 lands in the top bits,
-    the same layout as int.from_bytes(glyph, 'big')."""
+    the same layout as Font.bits."""
     return (int(r.translate(_diff_table(colour[0], threshold)), 2)
             | int(g.translate(_diff_table(colour[1], threshold)), 2)
             | int(b.translate(_diff_table(colour[2], threshold)), 2))
@@ -296,22 +413,24 @@ def _read_cell(cell, font, max_mismatch, threshold):
 
 
 def read_text(img, font=None, origin=(0, 0), max_mismatch=4, threshold=40, unknown='?'):
-    """Text rows of the console: one string per 16-pixel row, trailing blanks
-    stripped, unreadable cells as `unknown`.  origin is the pixel position of
-    cell (0, 0); threshold is the per-channel difference that counts as ink."""
+    """Text rows of the console: one string per row of cells (font.height
+    pixels), trailing blanks stripped, unreadable cells as `unknown`.  origin
+    is the pixel position of cell (0, 0); threshold is the per-channel
+    difference that counts as ink."""
     font = font or load_font()
     ox, oy = origin
-    cols, rows = (img.width - ox) // CELL_W, (img.height - oy) // CELL_H
-    pixels, stride, span = img.pixels, img.width * 3, CELL_W * 3
+    fw, fh = font.width, font.height
+    cols, rows = (img.width - ox) // fw, (img.height - oy) // fh
+    pixels, stride, span = img.pixels, img.width * 3, fw * 3
     lines = []
     for row in range(rows):
-        top = (oy + row * CELL_H) * stride + ox * 3
-        band = [pixels[top + y * stride:top + y * stride + cols * span] for y in range(CELL_H)]
+        top = (oy + row * fh) * stride + ox * 3
+        band = [pixels[top + y * stride:top + y * stride + cols * span] for y in range(fh)]
         chars = []
         for o in range(0, cols * span, span):
             cell_rows = [line[o:o + span] for line in band]
             first = cell_rows[0]
-            if cell_rows.count(first) == CELL_H and first == first[:3] * CELL_W:
+            if cell_rows.count(first) == fh and first == first[:3] * fw:
                 chars.append(' ')       # one colour: blank (or a block cursor)
                 continue
             ch = _read_cell(b''.join(cell_rows), font, max_mismatch, threshold)
@@ -336,42 +455,62 @@ def contains_all(img, needles, **kw):
 # ---------------------------------------------------------------- drawing
 
 def render_text(lines, width, height, fg=(170, 170, 170), bg=(0, 0, 0), font=None, cursor=None):
-    """Draw text the way fbcon does: cell (col, row) at pixel (8*col, 16*row).
+    """Draw text the way fbcon does: cell (col, row) at pixel
+    (font.width * col, font.height * row).
 
-    lines is a list of str (or one str with newlines), encoded as cp437 and
-    clipped to the screen.  cursor is (col, row) for fbcon's underline cursor
-    or (col, row, 'block') for an inverted cell; fbcon XORs both onto the glyph.
+    lines is a list of str (or one str with newlines), clipped to the screen;
+    each character is drawn with the glyph the font maps it to
+    (Font.glyph_index: cp437 for font_8x16).  cursor is (col, row) for the
+    underline cursor or (col, row, 'block') for an inverted cell; the console
+    XORs both onto the glyph.
     """
     font = font or load_font()
     if isinstance(lines, str):
         lines = lines.split('\n')
-    cols, rows = width // CELL_W, height // CELL_H
+    fw, fh = font.width, font.height
+    cols, rows = width // fw, height // fh
     fgb, bgb = bytes(fg), bytes(bg)
-    strips = [b''.join(fgb if byte & (0x80 >> i) else bgb for i in range(CELL_W))
-              for byte in range(256)]
-    pad = bgb * (width - cols * CELL_W)
+    strips = [b''.join(fgb if byte & (0x80 >> i) else bgb for i in range(8)) for byte in range(256)]
+    rowbytes, rowmask = (fw + 7) // 8, (1 << fw) - 1
+    drawn = {}
+
+    def draw(bits):
+        """A cell bitmap's rows of pixels, drawn 8 pixels a byte."""
+        if bits not in drawn:
+            pixel_rows = []
+            for y in range(fh):
+                row = (bits >> (fh - 1 - y) * fw & rowmask) << (rowbytes * 8 - fw)
+                pixel_rows.append(b''.join([strips[b] for b in row.to_bytes(rowbytes, 'big')])[:fw * 3])
+            drawn[bits] = pixel_rows
+        return drawn[bits]
+
+    pad = bgb * (width - cols * fw)
     out = []
     for row in range(rows):
         text = lines[row] if row < len(lines) else ''
-        cells = [font.glyphs[c] for c in text[:cols].ljust(cols).encode('cp437', 'replace')]
+        cells = [font.bits[font.glyph_index(c)] for c in text[:cols].ljust(cols)]
         if cursor and cursor[1] == row and 0 <= cursor[0] < cols:
-            mask = UNDERLINE if len(cursor) < 3 or cursor[2] == 'underline' else FULL
-            cells[cursor[0]] = (int.from_bytes(cells[cursor[0]], 'big') ^ mask).to_bytes(CELL_H, 'big')
-        for y in range(CELL_H):
-            out.append(b''.join([strips[cell[y]] for cell in cells]) + pad)
-    out.append(bgb * (width * (height - rows * CELL_H)))
+            block = len(cursor) > 2 and cursor[2] != 'underline'
+            cells[cursor[0]] ^= font.full if block else font.underline
+        cells = [draw(bits) for bits in cells]
+        for y in range(fh):
+            out.append(b''.join([cell[y] for cell in cells]) + pad)
+    out.append(bgb * (width * (height - rows * fh)))
     return Image(width, height, b''.join(out))
 
 
 def main(argv=None):
     import argparse
-    ap = argparse.ArgumentParser(description='print the fbcon text on a PPM screendump')
+    ap = argparse.ArgumentParser(description='print the console text on a PPM screendump')
     ap.add_argument('ppm')
+    ap.add_argument('--font', help='a PSF1/PSF2 console font (default: font_8x16)')
     ap.add_argument('--origin', default='0,0', help='pixel position of cell 0,0 (x,y)')
     ap.add_argument('--max-mismatch', type=int, default=4)
     args = ap.parse_args(argv)
     origin = tuple(int(v) for v in args.origin.split(','))
-    print(screen_text(Image.load_ppm(args.ppm), origin=origin, max_mismatch=args.max_mismatch))
+    font = load_psf(args.font) if args.font else None
+    print(screen_text(Image.load_ppm(args.ppm), font=font, origin=origin,
+                      max_mismatch=args.max_mismatch))
     return 0
 
 
