@@ -87,7 +87,8 @@ test: deps
 comma := ,
 empty :=
 space := $(empty) $(empty)
-DEBUG_MODS := test_seat test_console test_panic test_client test_faultinject \
+DEBUG_MODS := test_seat test_console test_fonts test_scrollback test_cursor test_panic \
+	test_client test_faultinject \
 	$(basename $(notdir $(wildcard tests/guest/test_fuzz.py tests/guest/test_faults.py)))
 # test_faults' unload cycles count slab objects, which kmemleak's own and
 # the deferred frees of the debug kernel make grow: kmemleak judges leaks

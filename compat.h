@@ -74,6 +74,16 @@ static inline void kmsvt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t fla
  */
 #define KMSVT_CONSW_6_9 (KERNEL_VERSION(6, 9, 0) <= LINUX_VERSION_CODE)
 
+/*
+ * Later kernels dropped consw.con_flush_scrollback: ESC [ 3 J then calls
+ * con_switch for the VT in front (Kbuild looks for it in the headers).
+ */
+#ifdef KMSVT_HAVE_CON_FLUSH_SCROLLBACK
+#define KMSVT_CONSW_FLUSH_SCROLLBACK 1
+#else
+#define KMSVT_CONSW_FLUSH_SCROLLBACK 0
+#endif
+
 /* 6.12 passes kmsg dumpers a struct kmsg_dump_detail. */
 #define KMSVT_KMSG_DUMP_DETAIL (KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE)
 

@@ -130,6 +130,7 @@ static void kmsvt_debugfs_init(struct drm_minor *minor)
 {
 	kmsvt_gem_debugfs_init(minor);
 	kmsvt_scanout_debugfs_init(minor);
+	kmsvt_con_debugfs_init(minor);
 	kmsvt_panic_debugfs_init(to_kmsvt(minor->dev), minor->debugfs_root);
 }
 

@@ -211,6 +211,8 @@ void kmsvt_con_attach(struct kmsvt_device *kdev, struct fb_info *info,
 		      const struct kmsvt_con_display *display);
 void kmsvt_con_detach(struct kmsvt_device *kdev);
 void kmsvt_con_mode_changed(struct kmsvt_device *kdev);
+void kmsvt_con_shown(struct kmsvt_device *kdev);
+void kmsvt_con_debugfs_init(struct drm_minor *minor);
 void kmsvt_con_set_suspend(struct kmsvt_device *kdev, bool suspend);
 bool kmsvt_con_text_in_front(void);
 

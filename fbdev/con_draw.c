@@ -2,13 +2,14 @@
 /*
  * Drawing kmsvt's VT console: the foreground VT's cells into the console's
  * buffer, only those that differ from what was drawn last, 8 bytes a store
- * (draw/draw.h).  The text may be turned as fbcon=rotate turns it; the
- * font is then turned once, when it is set.  Called with the console lock
+ * (draw/draw.h), in the VT's font.  The text may be turned as fbcon=rotate
+ * turns it; the font is then turned once, when it is made (con_font.c).
+ * Called with the console lock
  * held, from the console's worker (con.c).
  */
-#include <linux/bitrev.h>
 #include <linux/console.h>
 #include <linux/fb.h>
+#include <linux/selection.h>
 #include <linux/slab.h>
 #include <linux/tty.h>
 #include <linux/vt_buffer.h>
@@ -20,7 +21,7 @@
 #include "con.h"
 
 /* The text's size in pixels: the screen's, turned. */
-static u32 kmsvt_con_text_width(const struct kmsvt_con *con)
+u32 kmsvt_con_text_width(const struct kmsvt_con *con)
 {
 	return con->rotate & 1 ? con->info->var.yres : con->info->var.xres;
 }
@@ -30,14 +31,15 @@ u32 kmsvt_con_text_height(const struct kmsvt_con *con)
 	return con->rotate & 1 ? con->info->var.xres : con->info->var.yres;
 }
 
-u32 kmsvt_con_cols(const struct kmsvt_con *con)
+/* The cells of @font that fit: the text grid follows the font. */
+u32 kmsvt_con_cols(const struct kmsvt_con *con, const struct kmsvt_con_font *font)
 {
-	return kmsvt_con_text_width(con) / con->font.width;
+	return kmsvt_con_text_width(con) / font->width;
 }
 
-u32 kmsvt_con_rows(const struct kmsvt_con *con)
+u32 kmsvt_con_rows(const struct kmsvt_con *con, const struct kmsvt_con_font *font)
 {
-	return kmsvt_con_text_height(con) / con->font.height;
+	return kmsvt_con_text_height(con) / font->height;
 }
 
 static u32 kmsvt_con_pack(const struct fb_var_screeninfo *var, const unsigned char *rgb)
@@ -45,6 +47,17 @@ static u32 kmsvt_con_pack(const struct fb_var_screeninfo *var, const unsigned ch
 	return (rgb[0] >> (8 - var->red.length)) << var->red.offset |
 	       (rgb[1] >> (8 - var->green.length)) << var->green.offset |
 	       (rgb[2] >> (8 - var->blue.length)) << var->blue.offset;
+}
+
+/*
+ * The VT's colour @i packed: the VT's palette is in ANSI order, the cells'
+ * colours in VGA order, and color_table maps one to the other, as in
+ * fbcon_set_palette().
+ */
+static u32 kmsvt_con_colour(const struct fb_var_screeninfo *var, const struct vc_data *vc,
+			    u32 i)
+{
+	return kmsvt_con_pack(var, vc->vc_palette + 3 * i);
 }
 
 /* Rows of the cursor at the bottom of a cell, as fbcon draws them. */
@@ -90,120 +103,74 @@ static void kmsvt_con_turn_rect(const struct kmsvt_con *con, struct kmsvt_con_re
 	}
 }
 
-/*
- * Glyph rows @g (8 pixels wide, @h high) as the screen shows them turned:
- * rows of up to 32 pixels in @out; returns how many.
- */
-static u32 kmsvt_con_turn_glyph(const u8 *g, u32 h, u32 rotate, u8 out[][4])
+/* Bits @from to @to (excluded) of a glyph row inverted. */
+static void kmsvt_con_invert_bits(u8 *bits, u32 from, u32 to)
 {
-	u32 i, j;
+	u32 i;
 
-	if (rotate == FB_ROTATE_UD) {
-		for (i = 0; i < h; i++)
-			out[i][0] = bitrev8(g[h - 1 - i]);
-		return h;
-	}
-	/* Screen row j is a column of the glyph: bottom up (CW) or top down (CCW). */
-	for (j = 0; j < 8; j++) {
-		memset(out[j], 0, sizeof(out[j]));
-		for (i = 0; i < h; i++) {
-			u8 bits = rotate == FB_ROTATE_CW ? g[h - 1 - i] : g[i];
-			u8 col = rotate == FB_ROTATE_CW ? 0x80 >> j : 1 << j;
-
-			if (bits & col)
-				out[j][i / 8] |= 0x80 >> (i % 8);
-		}
-	}
-	return 8;
-}
-
-void kmsvt_con_font_free(struct kmsvt_con *con)
-{
-	kfree(con->font.own);
-	kfree(con->font.turned);
-	con->font.own = NULL;
-	con->font.turned = NULL;
-}
-
-/*
- * Draw with @data (@height rows a glyph; @own: allocated, the console's to
- * free) from now on.  A turned screen gets every glyph turned here, once,
- * as fbcon turns its font once: drawing a cell then copies rows.
- */
-int kmsvt_con_font_use(struct kmsvt_con *con, const u8 *data, u32 height, u8 *own)
-{
-	u8 (*turned)[4] = NULL;
-	u32 rows = 0, c;
-
-	if (con->rotate != FB_ROTATE_UR) {
-		turned = kmalloc_array(256 * KMSVT_CON_FONT_MAX_HEIGHT, sizeof(*turned),
-				       GFP_KERNEL);
-		if (!turned) {
-			kfree(own);
-			return -ENOMEM;
-		}
-		for (c = 0; c < 256; c++)
-			rows = kmsvt_con_turn_glyph(data + c * height, height, con->rotate,
-						    turned + c * KMSVT_CON_FONT_MAX_HEIGHT);
-	}
-	kmsvt_con_font_free(con);
-	con->font.width = KMSVT_CON_FONT_WIDTH;
-	con->font.data = data;
-	con->font.height = height;
-	con->font.own = own;
-	con->font.turned = (u8 *)turned;
-	con->font.turned_rows = rows;
-	return 0;
-}
-
-/* The lowest @cursor rows of a glyph @h high inverted, in turned row @row. */
-static void kmsvt_con_cursor_turned(u32 rotate, u32 row, u32 h, u32 cursor, u8 bits[4])
-{
-	u32 from = 0, to = h, i;
-
-	if (rotate == FB_ROTATE_UD) {		/* the glyph's bottom rows are on top */
-		if (row < cursor)
-			bits[0] = ~bits[0];
-		return;
-	}
-	if (rotate == FB_ROTATE_CW)		/* its bottom is the row's left end */
-		to = cursor;
-	else					/* its bottom is the row's right end */
-		from = h - cursor;
 	for (i = from; i < to; i++)
 		bits[i / 8] ^= 0x80 >> (i % 8);
 }
 
 /*
- * One cell: glyph @c in its colours, the lowest @cursor rows inverted.
- * @ink is the caller's, re-made only when the colours change.  Upright
- * text is drawn straight from the font, turned text from the font's turned
- * glyphs, a glyph row a pixel row.
+ * Row @row of a glyph as the screen shows it, with the lowest @cursor rows
+ * of the glyph inverted: the bottom rows upright, the top ones upside
+ * down, the left end of every row turned clockwise, the right end counter-
+ * clockwise.
  */
-static void kmsvt_con_draw_cell(struct kmsvt_con *con, struct kmsvt_ink *ink,
-				const struct kmsvt_con_rect *cell, u16 c, u32 cursor)
+static void kmsvt_con_cursor_row(u32 rotate, const struct kmsvt_con_font *font, u32 row,
+				 u32 cursor, u8 *bits)
+{
+	switch (rotate) {
+	case FB_ROTATE_UR:
+		if (row >= font->gh - cursor)
+			kmsvt_con_invert_bits(bits, 0, font->gw);
+		break;
+	case FB_ROTATE_UD:
+		if (row < cursor)
+			kmsvt_con_invert_bits(bits, 0, font->gw);
+		break;
+	case FB_ROTATE_CW:
+		kmsvt_con_invert_bits(bits, 0, cursor);
+		break;
+	default:
+		kmsvt_con_invert_bits(bits, font->gw - cursor, font->gw);
+		break;
+	}
+}
+
+/*
+ * One cell: glyph @glyph of @font in its colours, the lowest @cursor rows
+ * inverted.  @ink is the caller's, re-made only when the colours change.
+ * The glyphs are as the screen shows them (con_font.c): a glyph row is a
+ * pixel row, 8 pixels a byte, and a font 8 wide takes one 8-byte-store
+ * path per row.
+ */
+static void kmsvt_con_draw_cell(struct kmsvt_con *con, const struct kmsvt_con_font *font,
+				struct kmsvt_ink *ink, const struct kmsvt_con_rect *cell,
+				u32 glyph, u32 fg, u32 bg, u32 cursor)
 {
 	const struct fb_info *info = con->info;
-	u32 h = con->font.height, pitch = info->fix.line_length, cpp = ink->cpp, r;
-	u32 fg = con->palette[(c >> 8) & 15], bg = con->palette[(c >> 12) & 15];
-	u8 __iomem *p = info->screen_base + cell->y * pitch + cell->x * cpp;
-	const u8 *glyph;
-	u8 bits[4];
+	u32 pitch = info->fix.line_length, gp = font->gpitch, r;
+	u8 __iomem *p = info->screen_base + cell->y * pitch + cell->x * ink->cpp;
+	const u8 *rows = font->glyphs + glyph * font->gh * gp;
+	u8 bits[4];			/* a row: at most 32 pixels, either way */
 
+	BUILD_BUG_ON(KMSVT_CON_FONT_MAX_WIDTH > 32 || KMSVT_CON_FONT_MAX_HEIGHT > 32);
 	if (ink->fg != fg || ink->bg != bg)
-		kmsvt_ink_init(ink, cpp, fg, bg);
-	if (con->rotate == FB_ROTATE_UR) {
-		glyph = con->font.data + (c & 0xff) * h;
-		for (r = 0; r < h; r++, p += pitch)
-			kmsvt_ink_row8(ink, p, r >= h - cursor ? ~glyph[r] : glyph[r]);
-		return;
-	}
-	glyph = con->font.turned + (c & 0xff) * KMSVT_CON_FONT_MAX_HEIGHT * 4;
-	for (r = 0; r < con->font.turned_rows; r++, p += pitch) {
-		memcpy(bits, glyph + r * 4, 4);
-		if (cursor)
-			kmsvt_con_cursor_turned(con->rotate, r, h, cursor, bits);
-		kmsvt_ink_glyph_row(ink, p, bits, cell->w);
+		kmsvt_ink_init(ink, ink->cpp, fg, bg);
+	for (r = 0; r < font->gh; r++, p += pitch, rows += gp) {
+		const u8 *row = rows;
+
+		if (cursor) {
+			memcpy(bits, rows, gp);
+			kmsvt_con_cursor_row(con->rotate, font, r, cursor, bits);
+			row = bits;
+		}
+		if (font->gw == 8)
+			kmsvt_ink_row8(ink, p, *row);
+		else
+			kmsvt_ink_glyph_row(ink, p, row, font->gw);
 	}
 }
 
@@ -219,21 +186,25 @@ static void kmsvt_con_clear_rect(struct kmsvt_con *con, struct kmsvt_con_rect r)
 }
 
 /* The strips right of and below the cells: black, as after a mode change. */
-static void kmsvt_con_clear_margins(struct kmsvt_con *con)
+static void kmsvt_con_clear_margins(struct kmsvt_con *con, const struct kmsvt_con_font *font)
 {
 	u32 tw = kmsvt_con_text_width(con), th = kmsvt_con_text_height(con);
-	u32 w = con->shown_cols * con->font.width, h = con->shown_rows * con->font.height;
+	u32 w = con->shown_cols * font->width, h = con->shown_rows * font->height;
 
 	kmsvt_con_clear_rect(con, (struct kmsvt_con_rect){ w, 0, tw - w, h });
 	kmsvt_con_clear_rect(con, (struct kmsvt_con_rect){ 0, h, tw, th - h });
 }
 
-/* Start over: a new VT, mode, font, palette or banner. */
-static bool kmsvt_con_reset(struct kmsvt_con *con, struct vc_data *vc, u32 banner)
-{
-	u32 cols = kmsvt_con_cols(con), rows = kmsvt_con_rows(con), i;
+/* No cell holds this: a cell shown as it is drawn again. */
+#define KMSVT_CON_NOT_SHOWN U32_MAX
 
-	if (cols * rows != con->shown_cols * con->shown_rows) {
+/* Start over: a new VT, mode, font, palette or banner. */
+static bool kmsvt_con_reset(struct kmsvt_con *con, struct vc_data *vc,
+			    const struct kmsvt_con_font *font, u32 banner)
+{
+	u32 cols = kmsvt_con_cols(con, font), rows = kmsvt_con_rows(con, font), i;
+
+	if (cols * rows != con->shown_cols * con->shown_rows || !con->shown) {
 		kfree(con->shown);
 		con->shown = kmalloc_array(cols * rows, sizeof(*con->shown), GFP_KERNEL);
 		if (!con->shown) {
@@ -245,14 +216,15 @@ static bool kmsvt_con_reset(struct kmsvt_con *con, struct vc_data *vc, u32 banne
 	con->shown_cols = cols;
 	con->shown_rows = rows;
 	con->shown_banner = banner;
+	con->shown_font = font;
 	for (i = 0; i < 16; i++)
-		con->palette[i] = kmsvt_con_pack(&con->info->var, vc->vc_palette + 3 * i);
-	/* A glyph and colours no cell has: every cell is drawn. */
-	memset(con->shown, 0xff, cols * rows * sizeof(*con->shown));
+		con->palette[color_table[i]] = kmsvt_con_colour(&con->info->var, vc, i);
+	for (i = 0; i < cols * rows; i++)
+		con->shown[i] = KMSVT_CON_NOT_SHOWN;
 	con->cursor_x = -1;
 	con->cursor_y = -1;
 	con->shown_vc = vc->vc_num;
-	kmsvt_con_clear_margins(con);
+	kmsvt_con_clear_margins(con, font);
 	return true;
 }
 
@@ -261,21 +233,25 @@ static bool kmsvt_con_palette_changed(const struct kmsvt_con *con, const struct 
 	u32 i;
 
 	for (i = 0; i < 16; i++)
-		if (con->palette[i] != kmsvt_con_pack(&con->info->var, vc->vc_palette + 3 * i))
+		if (con->palette[color_table[i]] != kmsvt_con_colour(&con->info->var, vc, i))
 			return true;
 	return false;
 }
 
-/* Where the cursor is to be drawn now, and how many rows; rows 0 for none. */
+/*
+ * Where the cursor is to be drawn now, and how many rows; rows 0 for none
+ * (and none in the off half of a blink or while scrolled back).
+ */
 static void kmsvt_con_cursor_at(const struct kmsvt_con *con, const struct vc_data *vc,
-				int *x, int *y, u32 *rows)
+				const struct kmsvt_con_back *back, int *x, int *y, u32 *rows)
 {
 	*rows = 0;
 	*x = -1;
 	*y = -1;
-	if (!con->cursor_on || vc->state.x >= con->shown_cols || vc->state.y >= con->shown_rows)
+	if (!con->cursor_on || con->blink_off || (back && back->offset) ||
+	    vc->state.x >= con->shown_cols || vc->state.y >= con->shown_rows)
 		return;
-	*rows = kmsvt_con_cursor_rows(vc, con->font.height);
+	*rows = kmsvt_con_cursor_rows(vc, con->shown_font->height);
 	if (*rows) {
 		*x = vc->state.x;
 		*y = vc->state.y;
@@ -286,19 +262,49 @@ static void kmsvt_con_cursor_at(const struct kmsvt_con *con, const struct vc_dat
 static void kmsvt_con_forget(struct kmsvt_con *con, int x, int y)
 {
 	if (x >= 0)
-		con->shown[y * con->shown_cols + x] = 0xffff;
+		con->shown[y * con->shown_cols + x] = KMSVT_CON_NOT_SHOWN;
 }
 
-static void kmsvt_con_draw_cells(struct kmsvt_con *con, struct vc_data *vc)
+/*
+ * A cell's glyph and colours: with 512 glyphs (vc_hi_font_mask) the
+ * glyph takes a ninth bit and the colours move up one, as fbcon reads them.
+ */
+static void kmsvt_con_cell(const struct kmsvt_con *con, const struct vc_data *vc, u16 c,
+			   u32 *glyph, u32 *fg, u32 *bg)
 {
-	u32 cols = min(con->shown_cols, vc->vc_cols), rows = min(con->shown_rows, vc->vc_rows);
-	struct kmsvt_ink ink = { .cpp = con->info->var.bits_per_pixel / 8, .fg = 1, .bg = 1 };
-	const u16 *cells = (const u16 *)vc->vc_origin;
-	struct kmsvt_con_rect cell;
-	int cx, cy;
-	u32 crows, x, y;
+	u32 hi = vc->vc_hi_font_mask ? 1 : 0;
 
-	kmsvt_con_cursor_at(con, vc, &cx, &cy, &crows);
+	*glyph = c & (hi ? 0x1ff : 0xff);
+	*fg = con->palette[(c >> (8 + hi)) & 15];
+	*bg = con->palette[(c >> (12 + hi)) & 15];
+}
+
+/*
+ * Row @y of what the screen shows: scrolled back @back->offset rows, the
+ * top rows come from the scrollback and the VT's own move down.
+ */
+static const u16 *kmsvt_con_row(const struct vc_data *vc, const struct kmsvt_con_back *back,
+				u32 y)
+{
+	u32 offset = back ? back->offset : 0;
+
+	if (y < offset)
+		return kmsvt_con_back_row(back, offset - y);
+	return (const u16 *)vc->vc_origin + (y - offset) * vc->vc_cols;
+}
+
+static void kmsvt_con_draw_cells(struct kmsvt_con *con, struct vc_data *vc,
+				 const struct kmsvt_con_back *back)
+{
+	const struct kmsvt_con_font *font = con->shown_font;
+	u32 cols = min(con->shown_cols, vc->vc_cols), rows = min(con->shown_rows, vc->vc_rows);
+	struct kmsvt_ink ink;
+	struct kmsvt_con_rect cell;
+	u32 crows, x, y, glyph, fg, bg;
+	int cx, cy;
+
+	kmsvt_ink_init(&ink, con->info->var.bits_per_pixel / 8, con->palette[0], con->palette[0]);
+	kmsvt_con_cursor_at(con, vc, back, &cx, &cy, &crows);
 	if (cx != con->cursor_x || cy != con->cursor_y || crows != con->cursor_rows) {
 		kmsvt_con_forget(con, con->cursor_x, con->cursor_y);
 		kmsvt_con_forget(con, cx, cy);
@@ -307,35 +313,42 @@ static void kmsvt_con_draw_cells(struct kmsvt_con *con, struct vc_data *vc)
 		con->cursor_rows = crows;
 	}
 	for (y = 0; y < rows; y++) {
-		const u16 *row = cells + y * vc->vc_cols;
-		u16 *was = con->shown + y * con->shown_cols;
+		const u16 *row = kmsvt_con_row(vc, back, y);
+		u32 *was = con->shown + y * con->shown_cols;
 
 		for (x = 0; x < cols; x++) {
 			u16 c = scr_readw(row + x);
 
 			if (c == was[x])
 				continue;
-			cell = (struct kmsvt_con_rect){ x * con->font.width, y * con->font.height,
-							con->font.width, con->font.height };
+			cell = (struct kmsvt_con_rect){ x * font->width, y * font->height,
+							font->width, font->height };
 			kmsvt_con_turn_rect(con, &cell);
 			/* Cells the oops banner covers are left to it, whole. */
 			if (cell.y < con->shown_banner)
 				continue;
 			was[x] = c;
-			kmsvt_con_draw_cell(con, &ink, &cell, c, x == cx && y == cy ? crows : 0);
+			kmsvt_con_cell(con, vc, c, &glyph, &fg, &bg);
+			kmsvt_con_draw_cell(con, font, &ink, &cell, glyph, fg, bg,
+					    x == cx && y == cy ? crows : 0);
 		}
 	}
 }
 
 /*
- * Draw @vc's cells that changed since the last drawing; start over first
- * when the VT, the mode, the font, the palette or the oops banner did.
+ * Draw @vc's cells in @font (scrolled back as @back says, if not NULL)
+ * that changed since the last drawing; start over first when the VT, the
+ * mode, the font, the palette or the oops banner did.
  */
-void kmsvt_con_draw_vc(struct kmsvt_con *con, struct vc_data *vc, u32 banner)
+void kmsvt_con_draw_vc(struct kmsvt_con *con, struct vc_data *vc,
+		       const struct kmsvt_con_font *font, const struct kmsvt_con_back *back,
+		       u32 banner)
 {
-	if ((con->shown_vc != vc->vc_num || con->shown_banner != banner ||
-	     con->shown_cols != kmsvt_con_cols(con) || con->shown_rows != kmsvt_con_rows(con) ||
-	     kmsvt_con_palette_changed(con, vc)) && !kmsvt_con_reset(con, vc, banner))
+	if ((con->shown_vc != vc->vc_num || con->shown_font != font ||
+	     con->shown_banner != banner ||
+	     con->shown_cols != kmsvt_con_cols(con, font) ||
+	     con->shown_rows != kmsvt_con_rows(con, font) ||
+	     kmsvt_con_palette_changed(con, vc)) && !kmsvt_con_reset(con, vc, font, banner))
 		return;
-	kmsvt_con_draw_cells(con, vc);
+	kmsvt_con_draw_cells(con, vc, back);
 }

@@ -319,6 +319,7 @@ static int kmsvt_fbdev_take_back(struct kmsvt_fbdev *fbdev)
 
 	if (!ret) {
 		fbdev->retakes = 0;
+		kmsvt_con_shown(to_kmsvt(fbdev->client.dev));
 	} else if (++fbdev->retakes < KMSVT_RETAKE_TRIES) {
 		schedule_delayed_work(&fbdev->retake, msecs_to_jiffies(KMSVT_RETAKE_MS));
 	} else {

@@ -49,6 +49,31 @@ def test_tty1_text(ctx):
     check(not img.is_black(), "screen is black")
 
 
+# The vt layer's default palette (vt.c default_red/grn/blu), by ANSI colour.
+ANSI = [(0, 0, 0), (170, 0, 0), (0, 170, 0), (170, 85, 0), (0, 0, 170), (170, 0, 170),
+        (0, 170, 170), (170, 170, 170)]
+BRIGHT = [(85, 85, 85), (255, 85, 85), (85, 255, 85), (255, 255, 85), (85, 85, 255),
+          (255, 85, 255), (85, 255, 255), (255, 255, 255)]
+
+
+def test_colours(ctx):
+    """SGR colours as the vt layer's palette has them: the cells carry VGA
+    colour numbers, the palette is in ANSI order (color_table maps them)."""
+    g = ctx.guest("colours")
+    line = "".join("\033[3%dm#\033[1;3%dm#\033[0m" % (i, i) for i in range(8))
+    g.sh("printf '\033[2J\033[H%s\nend of colours\n' > /dev/tty1" % line, check=True)
+    img, _ = g.wait_screen_text("end of colours")
+    for i in range(8):
+        for k, want in enumerate((ANSI[i], BRIGHT[i])):
+            x = (2 * i + k) * 8
+            got = {img.pixel(x + dx, y) for dx in range(8) for y in range(16)} - {(0, 0, 0)}
+            if i == 0 and k == 0:
+                continue            # black on black
+            check(got == {want}, "SGR %d%s drawn in %r, not %r"
+                  % (30 + i, " bold" if k else "", got, want))
+    g.assert_no_oops()
+
+
 def _video_mode(ctx, w, h):
     g = ctx.guest("video%dx%d" % (w, h), cmdline="video=%dx%d" % (w, h))
     g.tty_write(CLEAR + "mode %dx%d selected\n" % (w, h))

@@ -199,15 +199,16 @@ class Guest(Vm):
         img = self.screendump(save_as=save_as or "%s-%d.ppm" % (self.name, int(time.time() * 1000)))
         return img, screenreader.screen_text(img)
 
-    def wait_screen_text(self, needles, timeout=20, device=None, rotate=0):
+    def wait_screen_text(self, needles, timeout=20, device=None, rotate=0, font=None):
         """Screendump until every needle is read on screen (turned back
-        first when the console is turned, rotate=1..3)."""
+        first when the console is turned, rotate=1..3), in font (a
+        screenreader.Font; the kernel's 8x16 by default)."""
         if isinstance(needles, str):
             needles = [needles]
         deadline = time.monotonic() + timeout
         while True:
             img = self.screendump_dev(device)
-            text = screenreader.screen_text(img.unturned(rotate))
+            text = screenreader.screen_text(img.unturned(rotate), font=font)
             missing = [n for n in needles if n not in text]
             if not missing:
                 return img, text

@@ -53,7 +53,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent.parent
 CELL_W, CELL_H = 8, 16
 FONT_BYTES = 256 * CELL_H
-FONT_MEMBER = '*/lib/fonts/font_8x16.c'
 TARBALLS = ['/usr/src/linux-source-6.1.tar.xz', '/usr/src/linux-source-*.tar.xz']
 
 PSF1_MAGIC, PSF2_MAGIC = b'\x36\x04', struct.pack('<I', 0x864ab572)
@@ -67,16 +66,17 @@ except AttributeError:         # pragma: no cover
 
 # ---------------------------------------------------------------- the font
 
-def parse_font_source(text):
-    """Return the 4096 glyph bytes from the text of font_8x16.c."""
+def parse_font_source(text, name='8x16', size=FONT_BYTES):
+    """Return the glyph bytes (size of them) from the text of lib/fonts/font_<name>.c."""
     body = re.sub(r'/\*.*?\*/', '', text, flags=re.S)   # comments hold hex too
-    start = body.find('fontdata_8x16')
+    array = 'fontdata_' + name
+    start = body.find(array)
     if start < 0:
-        raise ValueError('font_8x16.c: no fontdata_8x16 array')
+        raise ValueError('font_%s.c: no %s array' % (name, array))
     end = body.find('};', start)
     values = re.findall(r'0x([0-9a-fA-F]{1,2})\b', body[start:end])
-    if len(values) != FONT_BYTES:
-        raise ValueError('font_8x16.c: %d bytes, expected %d' % (len(values), FONT_BYTES))
+    if len(values) != size:
+        raise ValueError('font_%s.c: %d bytes, expected %d' % (name, len(values), size))
     return bytes(int(v, 16) for v in values)
 
 
@@ -203,26 +203,35 @@ class Font:
 _fonts = {}
 
 
-def load_font(build_dir=None):
-    """Load font_8x16 from the cache, extracting it from the tarball if needed."""
+# The kernel's built-in fonts the tests read: lib/fonts/font_<name>.c,
+# 256 glyphs, cp437 order.  (width, height) by name.
+BUILTIN_FONTS = {'8x16': (8, 16), 'ter16x32': (16, 32), '8x8': (8, 8)}
+
+
+def load_font(build_dir=None, name='8x16'):
+    """Load one of the kernel's built-in fonts (font_8x16 by default) from
+    the cache, extracting it from the linux-source tarball if needed."""
+    width, height = BUILTIN_FONTS[name]
+    size = 256 * height * ((width + 7) // 8)
     build_dir = Path(build_dir or os.environ.get('KMSVT_BUILD') or REPO / 'build')
-    cache = build_dir / 'font_8x16.bin'
+    cache = build_dir / ('font_%s.bin' % name)
     if cache in _fonts:
         return _fonts[cache]
     data = cache.read_bytes() if cache.is_file() else b''
-    if len(data) != FONT_BYTES:
+    if len(data) != size:
         tarball = find_tarball()
-        proc = subprocess.run(['tar', '-xJf', tarball, '--wildcards', FONT_MEMBER, '-O'],
+        member = '*/lib/fonts/font_%s.c' % name
+        proc = subprocess.run(['tar', '-xJf', tarball, '--wildcards', member, '-O'],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if proc.returncode != 0 or not proc.stdout:
             raise RuntimeError('cannot extract %s from %s: %s'
-                               % (FONT_MEMBER, tarball, proc.stderr.decode(errors='replace')))
-        data = parse_font_source(proc.stdout.decode('latin-1'))
+                               % (member, tarball, proc.stderr.decode(errors='replace')))
+        data = parse_font_source(proc.stdout.decode('latin-1'), name, size)
         build_dir.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_name('%s.%d.tmp' % (cache.name, os.getpid()))
         tmp.write_bytes(data)
         os.replace(tmp, cache)          # atomic: parallel test runs may race
-    font = _fonts[cache] = Font(data)
+    font = _fonts[cache] = Font(data, width, height)
     return font
 
 

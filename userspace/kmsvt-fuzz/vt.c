@@ -2,14 +2,16 @@
 /*
  * kmsvt-fuzz, the console: writes of random bytes and escape sequences to
  * a VT (--tty, tty2 by default), fonts of random geometry (KDFONTOP),
- * switches (VT_ACTIVATE, VT_WAITACTIVE under a guard), KD_GRAPHICS and
- * KD_TEXT, and resizes (TIOCSWINSZ).  Only the fuzzed VT's mode and size
- * are changed; the font is the console's, so main.c puts the default back,
- * and makes tty1 the active VT, at the end.
+ * scrolling back (TIOCL_SCROLLCONSOLE, Shift+PageUp's call), switches
+ * (VT_ACTIVATE, VT_WAITACTIVE under a guard), KD_GRAPHICS and KD_TEXT, and
+ * resizes (TIOCSWINSZ).  Only the fuzzed VT's mode, size and font are
+ * changed; main.c puts the default font back, and makes tty1 the active
+ * VT, at the end.
  */
 #include "fuzz.h"
 
 #include <linux/kd.h>
+#include <linux/tiocl.h>
 #include <linux/vt.h>
 #include <termios.h>
 
@@ -148,16 +150,16 @@ static void op_font(void)
 		.data = font_buf, .flags = one_in(4) ? KD_FONT_FLAG_DONT_RECALC : 0,
 	};
 
-	if (one_in(3)) {	/* what the console takes: 8 wide, 256 glyphs */
-		f.width = 8;
-		f.charcount = 256;
-		f.height = 8 + rnd(25);
+	if (one_in(2)) {	/* what the console takes: up to 32x32, 256 or 512 glyphs */
+		f.width = 1 + rnd(32);
+		f.height = 1 + rnd(32);
+		f.charcount = one_in(2) ? 256 : 512;
 	}
 	switch (rnd(5)) {
 	case 0:
 	case 1:
 		f.op = KD_FONT_OP_SET;
-		rnd_fill(font_buf, 8 * 32 * 256);
+		rnd_fill(font_buf, 4 * 32 * 512);
 		gioctl(OP_KDFONTOP_SET, fz.tty, KDFONTOP, &f, 1000);
 		break;
 	case 2:
@@ -168,10 +170,30 @@ static void op_font(void)
 		/* SET_DEFAULT (no name: the built-in), COPY, SET_TALL, nonsense */
 		f.op = (uint32_t[]){ KD_FONT_OP_SET_DEFAULT, KD_FONT_OP_COPY, 4, 6,
 				     (uint32_t)rnd_val() }[rnd(5)];
-		if (f.op == KD_FONT_OP_SET_DEFAULT)
-			f.data = NULL;
+		if (f.op == KD_FONT_OP_SET_DEFAULT) {	/* the default, or one by name */
+			static const char *const names[] = { "VGA8x16", "VGA8x8", "TER16x32",
+							     "SUN12x22", "no such font", "" };
+
+			f.data = one_in(2) ? NULL : (uint8_t *)names[rnd(ARRAY_SIZE(names))];
+		}
 		gioctl(OP_KDFONTOP_OTHER, fz.tty, KDFONTOP, &f, 1000);
 	}
+}
+
+/* Shift+PageUp/PageDown's call: back (negative) or forward, any distance. */
+static void op_scroll(void)
+{
+	static const int edge[] = { 0, 1, -1, -25, 25, -100000, 100000, INT32_MIN, INT32_MAX };
+	struct {
+		char code;
+		char pad[3];
+		int32_t lines;
+	} __attribute__((packed)) arg = {
+		.code = TIOCL_SCROLLCONSOLE,
+		.lines = one_in(2) ? edge[rnd(ARRAY_SIZE(edge))] : (int32_t)rnd(200) - 100,
+	};
+
+	gioctl(OP_TIOCL_SCROLL, fz.tty, TIOCLINUX, &arg, 1000);
 }
 
 /* ---- switches, modes, sizes -------------------------------------------- */
@@ -234,7 +256,7 @@ void vt_step(void)
 {
 	static void (*const ops[])(void) = {
 		op_write, op_write, op_write, op_write, op_font, op_activate, op_activate,
-		op_mode, op_mode, op_winsize,
+		op_mode, op_mode, op_winsize, op_scroll,
 	};
 
 	if (tty_fd() < 0)
