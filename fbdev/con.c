@@ -155,6 +155,13 @@ static bool kmsvt_con_blinks(struct kmsvt_con *con, const struct vc_data *vc)
 	       !READ_ONCE(con->kdev->drm.master);
 }
 
+/* Draw @vc, the VT in front, in its font and as scrolled back. */
+static void kmsvt_con_draw_front(struct kmsvt_con *con, struct vc_data *vc)
+{
+	kmsvt_con_draw_vc(con, vc, kmsvt_con_vc_font(vc), kmsvt_con_vc_back(vc),
+			  kmsvt_scanout_banner(con->kdev));
+}
+
 static void kmsvt_con_draw(struct work_struct *work)
 {
 	struct kmsvt_con *con = &kmsvt_con;
@@ -165,8 +172,7 @@ static void kmsvt_con_draw(struct work_struct *work)
 		kmsvt_con_to_bottom(vc_cons[fg_console].d);
 	vc = kmsvt_con_visible_vc(con);
 	if (vc) {
-		kmsvt_con_draw_vc(con, vc, kmsvt_con_vc_font(vc), kmsvt_con_vc_back(vc),
-				  kmsvt_scanout_banner(con->kdev));
+		kmsvt_con_draw_front(con, vc);
 		WRITE_ONCE(con->last_draw, jiffies);
 	}
 	if (kmsvt_con_blinks(con, vc) && !delayed_work_pending(&con->blink))
@@ -190,8 +196,7 @@ static void kmsvt_con_blink(struct work_struct *work)
 	if (kmsvt_con_blinks(con, vc)) {
 		con->blink_off = !con->blink_off;
 		con->blinks++;
-		kmsvt_con_draw_vc(con, vc, kmsvt_con_vc_font(vc), kmsvt_con_vc_back(vc),
-				  kmsvt_scanout_banner(con->kdev));
+		kmsvt_con_draw_front(con, vc);
 		schedule_delayed_work(&con->blink, msecs_to_jiffies(vc->vc_cur_blink_ms));
 	} else {
 		con->blink_off = false;
@@ -233,7 +238,6 @@ static void kmsvt_con_set_hi_font(struct vc_data *vc, bool hi)
 {
 	u16 *cp = (u16 *)vc->vc_origin;
 	u32 count = vc->vc_screenbuf_size / 2;
-	u16 c;
 
 	if (!!vc->vc_hi_font_mask == hi)
 		return;
@@ -243,20 +247,15 @@ static void kmsvt_con_set_hi_font(struct vc_data *vc, bool hi)
 	if (hi) {
 		vc->vc_complement_mask <<= 1;
 		vc->vc_s_complement_mask <<= 1;
-		for (; count; count--, cp++)
-			scr_writew((scr_readw(cp) & 0xff00) << 1 | (scr_readw(cp) & 0xff), cp);
-		c = vc->vc_video_erase_char;
-		vc->vc_video_erase_char = (c & 0xff00) << 1 | (c & 0xff);
 		vc->vc_attr <<= 1;
 	} else {
 		vc->vc_complement_mask >>= 1;
 		vc->vc_s_complement_mask >>= 1;
-		for (; count; count--, cp++)
-			scr_writew((scr_readw(cp) & 0xfe00) >> 1 | (scr_readw(cp) & 0xff), cp);
-		c = vc->vc_video_erase_char;
-		vc->vc_video_erase_char = (c & 0xfe00) >> 1 | (c & 0xff);
 		vc->vc_attr >>= 1;
 	}
+	for (; count; count--, cp++)
+		scr_writew(kmsvt_con_hi_cell(scr_readw(cp), hi), cp);
+	vc->vc_video_erase_char = kmsvt_con_hi_cell(vc->vc_video_erase_char, hi);
 }
 
 /*

@@ -99,6 +99,16 @@ void kmsvt_con_font_put(struct kmsvt_con_font *font);
 bool kmsvt_con_font_same(const struct kmsvt_con_font *a, const struct kmsvt_con_font *b);
 void kmsvt_con_font_export(const struct kmsvt_con_font *font, u8 *out, u32 vpitch);
 
+/*
+ * A cell for 512 glyphs (@hi) or back for 256: with 512 the glyph's ninth
+ * bit takes the foreground's lowest, the colours move up one, as in
+ * fbcon's set_vc_hi_font().
+ */
+static inline u16 kmsvt_con_hi_cell(u16 c, bool hi)
+{
+	return hi ? (c & 0xff00) << 1 | (c & 0xff) : (c & 0xfe00) >> 1 | (c & 0xff);
+}
+
 /* con_back.c */
 struct kmsvt_con_back *kmsvt_con_back_new(u32 cells, u32 cols);
 void kmsvt_con_back_free(struct kmsvt_con_back *back);

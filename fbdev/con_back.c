@@ -113,12 +113,6 @@ void kmsvt_con_back_hi_font(struct kmsvt_con_back *back, bool hi)
 {
 	u32 i, n = back->rows * back->cols;
 
-	for (i = 0; i < n; i++) {
-		u16 c = back->cells[i];
-
-		if (hi)
-			back->cells[i] = (c & 0xff00) << 1 | (c & 0xff);
-		else
-			back->cells[i] = (c & 0xfe00) >> 1 | (c & 0xff);
-	}
+	for (i = 0; i < n; i++)
+		back->cells[i] = kmsvt_con_hi_cell(back->cells[i], hi);
 }

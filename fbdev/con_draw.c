@@ -4,8 +4,7 @@
  * buffer, only those that differ from what was drawn last, 8 bytes a store
  * (draw/draw.h), in the VT's font.  The text may be turned as fbcon=rotate
  * turns it; the font is then turned once, when it is made (con_font.c).
- * Called with the console lock
- * held, from the console's worker (con.c).
+ * Called with the console lock held, from the console's worker (con.c).
  */
 #include <linux/console.h>
 #include <linux/fb.h>
@@ -50,14 +49,17 @@ static u32 kmsvt_con_pack(const struct fb_var_screeninfo *var, const unsigned ch
 }
 
 /*
- * The VT's colour @i packed: the VT's palette is in ANSI order, the cells'
- * colours in VGA order, and color_table maps one to the other, as in
- * fbcon_set_palette().
+ * @vc's colours packed, by the number the cells carry: the VT's palette is
+ * in ANSI order, the cells' colours in VGA order, and color_table maps one
+ * to the other, as in fbcon_set_palette().
  */
-static u32 kmsvt_con_colour(const struct fb_var_screeninfo *var, const struct vc_data *vc,
-			    u32 i)
+static void kmsvt_con_palette(const struct kmsvt_con *con, const struct vc_data *vc,
+			      u32 palette[16])
 {
-	return kmsvt_con_pack(var, vc->vc_palette + 3 * i);
+	u32 i;
+
+	for (i = 0; i < 16; i++)
+		palette[color_table[i]] = kmsvt_con_pack(&con->info->var, vc->vc_palette + 3 * i);
 }
 
 /* Rows of the cursor at the bottom of a cell, as fbcon draws them. */
@@ -217,8 +219,7 @@ static bool kmsvt_con_reset(struct kmsvt_con *con, struct vc_data *vc,
 	con->shown_rows = rows;
 	con->shown_banner = banner;
 	con->shown_font = font;
-	for (i = 0; i < 16; i++)
-		con->palette[color_table[i]] = kmsvt_con_colour(&con->info->var, vc, i);
+	kmsvt_con_palette(con, vc, con->palette);
 	for (i = 0; i < cols * rows; i++)
 		con->shown[i] = KMSVT_CON_NOT_SHOWN;
 	con->cursor_x = -1;
@@ -230,12 +231,10 @@ static bool kmsvt_con_reset(struct kmsvt_con *con, struct vc_data *vc,
 
 static bool kmsvt_con_palette_changed(const struct kmsvt_con *con, const struct vc_data *vc)
 {
-	u32 i;
+	u32 palette[16];
 
-	for (i = 0; i < 16; i++)
-		if (con->palette[color_table[i]] != kmsvt_con_colour(&con->info->var, vc, i))
-			return true;
-	return false;
+	kmsvt_con_palette(con, vc, palette);
+	return memcmp(palette, con->palette, sizeof(palette));
 }
 
 /*
