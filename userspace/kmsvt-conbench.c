@@ -10,11 +10,20 @@
  * scrolled line, so no console can beat (scrolled lines) x (one full-screen
  * store into the scanout buffer), measured here with memset on /dev/fbN's
  * mapping, which is the console's own buffer.
+ *
+ * A terminal in userspace (kmscon) reads a pty: write() returns once the
+ * kernel's buffer holds the text, long before the terminal has parsed it.
+ * --sync ends each file with a cursor position request (ESC [ 6 n) and
+ * stops the clock when the answer comes back, which the terminal sends only
+ * after everything before it; a VT answers the same way, so both are timed
+ * alike.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +41,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kmsvt-conbench [-t TTY] [-f FB] [-n N] [FILE...]\n"
+		"usage: kmsvt-conbench [-t TTY] [-f FB] [-n N] [-s] [FILE...]\n"
 		"Write each FILE to the text console TTY and print how long it took,\n"
 		"then measure the floor: N full-screen memsets of the console's own\n"
 		"buffer through FB's mapping (which shows on screen).\n"
@@ -40,6 +49,9 @@ static void usage(FILE *f)
 		"  -t, --tty TTY     the console to write to (default /dev/tty1)\n"
 		"  -f, --fb FB       the framebuffer of the floor (default /dev/fb0)\n"
 		"  -n, --fills N     memsets for the floor, 0 for none (default 200)\n"
+		"  -s, --sync        after each FILE, wait for the answer to a cursor\n"
+		"                    position request (ESC [ 6 n): the terminal has\n"
+		"                    taken all of FILE (for a terminal on a pty)\n"
 		"  -h, --help        this text\n"
 		"\n"
 		"Output, one line each, \"key value\":\n"
@@ -94,7 +106,46 @@ static int read_file(const char *path, char **buf, size_t *len)
 	return 0;
 }
 
-static int bench_file(int tty, const char *path)
+/*
+ * Ask for the cursor position and read up to the answer's final 'R'; the
+ * tty is in raw mode without echo (sync_mode()).  The answer comes after
+ * everything written before the request has been taken.
+ */
+static int sync_tty(int tty)
+{
+	struct pollfd pfd = { .fd = tty, .events = POLLIN };
+	char c = 0;
+	int ret = write_all(tty, "\033[6n", 4);
+
+	while (!ret && c != 'R') {
+		ret = poll(&pfd, 1, 120 * 1000);
+		if (ret < 0 && errno == EINTR) {
+			ret = 0;
+			continue;
+		}
+		if (ret <= 0)
+			return ret ? -errno : -ETIMEDOUT;
+		ret = read(tty, &c, 1) == 1 ? 0 : -EIO;
+	}
+	return ret;
+}
+
+/* Raw input without echo, so that the answer is read and not shown. */
+static int sync_mode(int tty, struct termios *saved)
+{
+	struct termios raw;
+
+	if (tcgetattr(tty, saved))
+		return -errno;
+	raw = *saved;
+	raw.c_lflag &= ~(ICANON | ECHO);
+	raw.c_cc[VMIN] = 1;
+	raw.c_cc[VTIME] = 0;
+	tcflush(tty, TCIFLUSH);
+	return tcsetattr(tty, TCSANOW, &raw) ? -errno : 0;
+}
+
+static int bench_file(int tty, const char *path, bool sync)
 {
 	size_t len = 0, lines = 0, i;
 	char *buf = NULL;
@@ -111,6 +162,8 @@ static int bench_file(int tty, const char *path)
 	ret = write_all(tty, buf, len);
 	if (!ret)
 		tcdrain(tty);
+	if (!ret && sync)
+		ret = sync_tty(tty);
 	t1 = now();
 	free(buf);
 	if (ret) {
@@ -170,14 +223,17 @@ int main(int argc, char **argv)
 		{ "tty", required_argument, NULL, 't' },
 		{ "fb", required_argument, NULL, 'f' },
 		{ "fills", required_argument, NULL, 'n' },
+		{ "sync", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	const char *tty_path = "/dev/tty1", *fb_path = "/dev/fb0";
+	struct termios saved;
+	bool sync = false;
 	long fills = 200;
-	int tty, c, i;
+	int tty, c, i, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "t:f:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:f:n:sh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			tty_path = optarg;
@@ -189,19 +245,25 @@ int main(int argc, char **argv)
 			if (tool_long("kmsvt-conbench", c, optarg, 0, 100000, &fills))
 				return 2;
 			break;
+		case 's':
+			sync = true;
+			break;
 		default:
 			return tool_help(c, usage);
 		}
 	}
-	tty = open(tty_path, O_WRONLY | O_NOCTTY);
-	if (tty < 0) {
+	tty = open(tty_path, (sync ? O_RDWR : O_WRONLY) | O_NOCTTY);
+	if (tty < 0 || (sync && sync_mode(tty, &saved))) {
 		fprintf(stderr, "kmsvt-conbench: %s: %s\n", tty_path, strerror(errno));
 		return 1;
 	}
-	for (i = optind; i < argc; i++)
-		if (bench_file(tty, argv[i]))
-			return 1;
+	for (i = optind; i < argc && !ret; i++)
+		ret = bench_file(tty, argv[i], sync);
+	if (sync)
+		tcsetattr(tty, TCSANOW, &saved);
 	close(tty);
+	if (ret)
+		return 1;
 	if (fills && bench_floor(fb_path, fills))
 		return 1;
 	return 0;

@@ -15,8 +15,10 @@ on every target kernel (or the releases given), in this order:
          and the console: 100 switches of each kind per driver, p50/p95/max
          from the request to the first frame (tests/bench/switch.py)
   console  256 KiB (then 4 MiB, one boot) of varied and of repeated text
-         written to tty1 at 1280x800, kmsvt's console, fbcon on kmsvt
-         (vtcon=0) and bochs, and the memset floor (tests/bench/console.py)
+         written to tty1 at 1280x800: kmsvt's console (8x16 with and
+         without scrollback, TER16x32), fbcon on kmsvt (vtcon=0), bochs,
+         and Debian's kmscon on kmsvt; the memset floor
+         (tests/bench/console.py)
 
 Each prints one table a kernel, with the ratios kmsvt/bochs where both
 drivers have the number.  --only picks some of them (e.g. --only kms).

@@ -39,7 +39,7 @@ from harness import TestFailure, check
 from vm import LOGDIR
 
 SUITE = "bookworm"
-PACKAGES = ("xserver-xorg-core", "xterm", "x11-xserver-utils", "procps", "xfonts-utils")
+PACKAGES = ("xserver-xorg-core", "xterm", "x11-xserver-utils", "procps", "xfonts-utils", "kmscon")
 # Bump when the way root/ or the image is made changes.
 LAYOUT = 1
 
@@ -339,9 +339,12 @@ def initrd_files(rel):
     return files
 
 
-def initrd(rel, flavour="kmsvt"):
-    """The flavour's initramfs plus the disk modules (cached per run)."""
-    return harness.initrd(rel, flavour, extra_files=initrd_files(rel), tag="xorg-" + flavour)
+def initrd(rel, flavour="kmsvt", programs=()):
+    """The flavour's initramfs plus the disk modules (cached per run), and
+    programs (host paths; mount_root() copies them into the chroot)."""
+    tag = "-".join(["xorg", flavour] + [os.path.basename(p) for p in programs])
+    return harness.initrd(rel, flavour, extra_files=initrd_files(rel), tag=tag,
+                          programs=list(programs))
 
 
 # ------------------------------------------------------------------ guest
@@ -351,6 +354,8 @@ MNT = "/mnt"
 
 class XorgGuest(harness.Guest):
     """A Guest with the Xorg disk; xsh() runs commands in the chroot."""
+
+    programs = ()
 
     def mount_root(self):
         st, out = self.sh("chmod +x /bin/load-disk-modules && /bin/load-disk-modules", timeout=120)
@@ -368,6 +373,8 @@ class XorgGuest(harness.Guest):
                 "mount -t tmpfs tmpfs %s/tmp && chmod 1777 %s/tmp" % (MNT, MNT),
                 "mount -t tmpfs tmpfs %s/run" % MNT,
                 "mount -t tmpfs tmpfs %s/var/log" % MNT]
+        cmds += ["cp /usr/bin/%s %s/usr/local/bin/" % (os.path.basename(p), MNT)
+                 for p in self.programs]
         for c in cmds:
             st, out = self.sh(c, timeout=60)
             harness.check(st == 0, "%s: %r failed: %s" % (self.name, c, out))
@@ -403,13 +410,16 @@ class XorgGuest(harness.Guest):
         return self.xsh("cat /var/log/Xorg.%d.log" % display, timeout=60)[1]
 
 
-def guest(ctx, name, flavour="kmsvt", mem=1024, **kw):
-    """Boot a guest with the flavour's driver, the Xorg disk mounted."""
+def guest(ctx, name, flavour="kmsvt", mem=1024, programs=(), cmdline="", **kw):
+    """Boot a guest with the flavour's driver, the Xorg disk mounted, and
+    programs (host paths, dynamically linked against the image's libraries)
+    in its /usr/local/bin."""
     img = build_image()
-    rd = initrd(ctx.rel, flavour)
+    rd = initrd(ctx.rel, flavour, programs)
     extra = ["-drive", "file=%s,if=virtio,format=raw,snapshot=on" % img]
-    g = XorgGuest(ctx.rel, rd, cmdline="drv=%s" % flavour, mem=mem,
+    g = XorgGuest(ctx.rel, rd, cmdline=("drv=%s %s" % (flavour, cmdline)).strip(), mem=mem,
                   extra_args=extra, name="%s-%s" % (ctx.rel, name), **kw)
+    g.programs = programs
     ctx.guests.append(g)
     g.start()
     g.boot()
