@@ -7,25 +7,12 @@ import time
 
 import fonts
 import screenreader
-from fonts import FONTS, reader_font, setfont, tty_size
+from fonts import FONTS, HIGH, cell_bits, reader_font, setfont, tty_size
 from harness import CLEAR, check
-
-# A letter past the first 256 glyphs of both Uni2 fonts (Cyrillic Ya),
-# written as UTF-8 with printf's octal escapes.
-HIGH = ("\u042f", r"\320\257")
 
 
 def _font_guest(ctx, name, **kw):
     return ctx.guest(name, **fonts.image_kw(), **kw)
-
-
-def _cell_bits(img, font, col, row, bg=(0, 0, 0)):
-    """A cell's pixels that are not the background, as font.bits holds a glyph."""
-    bits = 0
-    for y in range(row * font.height, (row + 1) * font.height):
-        for x in range(col * font.width, (col + 1) * font.width):
-            bits = bits << 1 | (img.pixel(x, y) != bg)
-    return bits
 
 
 def _read_back(g, name, words, rotate=0):
@@ -77,7 +64,7 @@ def test_512_glyphs(ctx):
         g.sh(r"printf '\033[2J\033[H\033[1;33mYELLOW\033[0m\n%s kmsvt 512 font %d\n' > /dev/tty1"
              % (HIGH[1], i), check=True)
         img, _ = g.wait_screen_text(["YELLOW", "kmsvt 512 font %d" % i], font=font)
-        check(_cell_bits(img, font, 0, 1) == font.bits[glyph],
+        check(cell_bits(img, font, 0, 1) == font.bits[glyph],
               "%s: glyph %d (%r) is not what the cell shows" % (name, glyph, HIGH[0]))
         check(BRIGHT_YELLOW in _colours(img, font, 0, 0),
               "%s: YELLOW is %r" % (name, _colours(img, font, 0, 0)))
