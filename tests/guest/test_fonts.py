@@ -72,11 +72,16 @@ def test_512_glyphs(ctx):
 
 
 def test_font_per_vt(ctx):
-    """A VT's font is its own: tty2 keeps 8x16 while tty1 has Terminus, and
-    shows it when switched to; a font read back (setfont -O) loads again."""
+    """A VT's font is its own: tty2, open before, keeps 8x16 while tty1 has
+    Terminus, and shows it when switched to; a VT opened later takes the
+    font of the VT in front, as with fbcon; a font read back (setfont -O)
+    loads again."""
     g = _font_guest(ctx, "pervt")
+    check(tty_size(g, 2) == "50 160", "tty2 is %r before any setfont" % tty_size(g, 2))
     setfont(g, "Uni2-TerminusBold32x16")
     check(tty_size(g, 2) == "50 160", "tty2 is %r after tty1's font changed" % tty_size(g, 2))
+    check(tty_size(g, 8) == "25 80", "tty8, opened after, is %r, not in tty1's font"
+          % tty_size(g, 8))
     g.sh("chvt 2", check=True)
     g.tty_write(CLEAR + "tty2 keeps VGA 8x16\n", tty=2)
     g.wait_screen_text("tty2 keeps VGA 8x16")
