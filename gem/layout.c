@@ -30,8 +30,8 @@
  */
 static unsigned int kmsvt_pstore_kib = 128;
 module_param_named(pstore, kmsvt_pstore_kib, uint, 0444);
-MODULE_PARM_DESC(pstore, "KiB of VRAM that keep the last panic's log across a reboot "
-		 "(pstore; 16-1024, rounded down to 4 KiB; 0 = off) [128]");
+MODULE_PARM_DESC(pstore,
+		 "KiB of VRAM keeping the last panic across a reboot (16-1024; 0 = off) [128]");
 
 #define KMSVT_PSTORE_MIN	SZ_16K
 #define KMSVT_PSTORE_MAX	SZ_1M
