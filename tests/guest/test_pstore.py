@@ -119,3 +119,44 @@ def test_garbage_strip(ctx):
     _reboot(g, "echo b > /proc/sysrq-trigger")
     _assert_nothing_kept(g)
     g.assert_no_oops()
+
+
+def _backend(g):
+    _, out = g.sh("cat /sys/module/pstore/parameters/backend")
+    return out.strip()
+
+
+def test_one_backend_two_cards_reload(ctx):
+    """Two cards: the first is the backend, the second says so once and
+    goes on; rmmod unregisters it, modprobe registers it again, and a
+    record made before the reload is still read after it."""
+    g = ctx.guest("pstore-twocards", cmdline="panic=1", reboot=True,
+                  devices=("-device", "VGA,id=vga0", "-device", "VGA,id=vga1"))
+    log = g.dmesg()
+    check(log.count("pstore: kept by another card") == 1 and _backend(g) == "kmsvt",
+          "%s: backend %r, log:\n%s" % (g.name, _backend(g), log[-2000:]))
+    for rnd in range(2):
+        st, out = g.sh("rmmod kmsvt")
+        check(st == 0, "rmmod failed: %r" % out)
+        check(_backend(g) in ("", "(null)"), "%s: backend %r after rmmod" % (g.name, _backend(g)))
+        st, out = g.sh("modprobe kmsvt")
+        check(st == 0, "modprobe failed: %r" % out)
+        check(_backend(g) == "kmsvt", "%s: backend %r after modprobe" % (g.name, _backend(g)))
+    _mount(g)
+    _reboot(g, "echo c > /proc/sysrq-trigger")
+    name, text = _kmsvt_record(g)
+    check("sysrq_handle_crash" in text, "%s: %s lacks the traceback" % (g.name, name))
+    g.sh("umount %s && rmmod kmsvt && modprobe kmsvt" % PSTORE, check=True)
+    _mount(g)
+    check(_kmsvt_record(g)[0] == name, "%s: the record is gone after a reload" % g.name)
+    g.assert_no_oops()
+
+
+def test_other_backend_chosen(ctx):
+    """pstore.backend= naming another backend: kmsvt logs it and goes on
+    (no record kept, the panic screen as ever)."""
+    g = ctx.guest("pstore-other", cmdline="pstore.backend=ramoops")
+    log = g.dmesg()
+    check("pstore: not kept in VRAM" in log, "%s: no word of it:\n%s" % (g.name, log[-2000:]))
+    check(_backend(g) != "kmsvt", "%s: backend %r" % (g.name, _backend(g)))
+    g.assert_no_oops()
