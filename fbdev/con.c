@@ -262,13 +262,36 @@ static void kmsvt_con_set_hi_font(struct vc_data *vc, bool hi)
  * A new VT, or one taken from fbcon: the default font until it gets one,
  * and an empty scrollback (allocated here, where sleeping is allowed).
  */
+/*
+ * The font of the VT in front, for a VT being made (fbcon_init() does the
+ * same): setupcon loads its font into the VTs open at the time, and a VT
+ * opened later (openvt, a getty on tty7) gets it too.
+ */
+static struct kmsvt_con_font *kmsvt_con_front_font(const struct vc_data *vc)
+{
+	const struct vc_data *front = vc_cons[fg_console].d;
+	struct kmsvt_con_font *font;
+
+	if (!front || front == vc)
+		return NULL;
+	font = kmsvt_con.fonts[front->vc_num];
+	if (font)
+		kref_get(&font->ref);
+	return font;
+}
+
 static void kmsvt_con_init(struct vc_data *vc, bool init)
 {
 	vc->vc_can_do_color = 1;
 	vc->vc_complement_mask = 0x7700;	/* swaps foreground and background */
 	vc->vc_hi_font_mask = 0;
 	kmsvt_con_font_put(kmsvt_con.fonts[vc->vc_num]);
-	kmsvt_con.fonts[vc->vc_num] = NULL;
+	kmsvt_con.fonts[vc->vc_num] = init ? kmsvt_con_front_font(vc) : NULL;
+	/* A new VT has no cells yet: the vt layer writes them with the mask. */
+	if (kmsvt_con_vc_font(vc)->charcount == 512) {
+		vc->vc_hi_font_mask = 0x100;
+		vc->vc_complement_mask <<= 1;
+	}
 	kmsvt_con_set_geometry(vc, init);
 	kmsvt_con_back_free(kmsvt_con.back[vc->vc_num]);
 	kmsvt_con.back[vc->vc_num] = kmsvt_con_back_new(kmsvt_con_scrollback_kib * 512,

@@ -7,25 +7,12 @@ import time
 
 import fonts
 import screenreader
-from fonts import FONTS, reader_font, setfont, tty_size
+from fonts import FONTS, HIGH, cell_bits, reader_font, setfont, tty_size
 from harness import CLEAR, check
-
-# A letter past the first 256 glyphs of both Uni2 fonts (Cyrillic Ya),
-# written as UTF-8 with printf's octal escapes.
-HIGH = ("\u042f", r"\320\257")
 
 
 def _font_guest(ctx, name, **kw):
     return ctx.guest(name, **fonts.image_kw(), **kw)
-
-
-def _cell_bits(img, font, col, row, bg=(0, 0, 0)):
-    """A cell's pixels that are not the background, as font.bits holds a glyph."""
-    bits = 0
-    for y in range(row * font.height, (row + 1) * font.height):
-        for x in range(col * font.width, (col + 1) * font.width):
-            bits = bits << 1 | (img.pixel(x, y) != bg)
-    return bits
 
 
 def _read_back(g, name, words, rotate=0):
@@ -77,7 +64,7 @@ def test_512_glyphs(ctx):
         g.sh(r"printf '\033[2J\033[H\033[1;33mYELLOW\033[0m\n%s kmsvt 512 font %d\n' > /dev/tty1"
              % (HIGH[1], i), check=True)
         img, _ = g.wait_screen_text(["YELLOW", "kmsvt 512 font %d" % i], font=font)
-        check(_cell_bits(img, font, 0, 1) == font.bits[glyph],
+        check(cell_bits(img, font, 0, 1) == font.bits[glyph],
               "%s: glyph %d (%r) is not what the cell shows" % (name, glyph, HIGH[0]))
         check(BRIGHT_YELLOW in _colours(img, font, 0, 0),
               "%s: YELLOW is %r" % (name, _colours(img, font, 0, 0)))
@@ -85,11 +72,16 @@ def test_512_glyphs(ctx):
 
 
 def test_font_per_vt(ctx):
-    """A VT's font is its own: tty2 keeps 8x16 while tty1 has Terminus, and
-    shows it when switched to; a font read back (setfont -O) loads again."""
+    """A VT's font is its own: tty2, open before, keeps 8x16 while tty1 has
+    Terminus, and shows it when switched to; a VT opened later takes the
+    font of the VT in front, as with fbcon; a font read back (setfont -O)
+    loads again."""
     g = _font_guest(ctx, "pervt")
+    check(tty_size(g, 2) == "50 160", "tty2 is %r before any setfont" % tty_size(g, 2))
     setfont(g, "Uni2-TerminusBold32x16")
     check(tty_size(g, 2) == "50 160", "tty2 is %r after tty1's font changed" % tty_size(g, 2))
+    check(tty_size(g, 8) == "25 80", "tty8, opened after, is %r, not in tty1's font"
+          % tty_size(g, 8))
     g.sh("chvt 2", check=True)
     g.tty_write(CLEAR + "tty2 keeps VGA 8x16\n", tty=2)
     g.wait_screen_text("tty2 keeps VGA 8x16")

@@ -4,11 +4,20 @@ hook; tests/lib/sysguest.py), boots by itself: udev binds kmsvt by modalias
 from the initramfs on, bochs stays unloaded, the module has no test hooks
 (they are built only for the tests), getty's login prompt is read on the
 screen, and a panic shows kmsvt's panic screen.
-test_uninstalled_guest_boots_bochs runs `make uninstall` in the guest and boots the same disk on the in-tree bochs driver."""
+test_uninstalled_guest_boots_bochs runs `make uninstall` in the guest and boots the same disk on the in-tree bochs driver.
+test_setupcon_font_at_boot: Debian's console-setup, as a user sets a HiDPI
+font: /etc/default/console-setup edited for the Uni2 codeset and Terminus
+Bold 16x32, then a reboot; console-setup.service sees the file newer than
+its cache and runs `setupcon --save`, and at the boot after that its udev
+rule loads the cached font.  After each, tty1 is 80x25, kmsvt's console
+holds the 16x32 font of 512 glyphs, getty's prompt is read in that font
+(the reader's default, the kernel's VGA 8x16, reads none of it) and a
+Cyrillic letter past the first 256 glyphs is that font's glyph."""
 import os
 
 import sysguest
 import xorg
+from fonts import HIGH, cell_bits, reader_font, tty_size
 from harness import check
 from panicscreen import assert_panic_screen
 
@@ -24,6 +33,14 @@ def _driver(g):
 def _modules(g):
     _, mods = g.sh("cat /proc/modules", check=True)
     return {line.split()[0] for line in mods.splitlines() if line.strip()}
+
+
+def _power_off(g):
+    """A clean power-off: what the guest wrote is on the disk (not only in
+    the journal); QEMU runs with -no-reboot and exits."""
+    g.write("systemctl poweroff\n")
+    g.proc.wait(timeout=300)
+    g.close()
 
 
 def test_installed_guest_boots_kmsvt(ctx):
@@ -61,11 +78,8 @@ def test_uninstalled_guest_boots_bochs(ctx):
     check(_driver(g) == "kmsvt", "card0 is driven by %r before uninstall" % _driver(g))
     st, out = g.sh("cd /usr/local/src/kmsvt && make uninstall", timeout=900)
     check(st == 0, "make uninstall failed: %s" % out[-3000:])
-    # A clean power-off, so that the disk holds the new initramfs (not
-    # only the journal); QEMU runs with -no-reboot and exits.
-    g.write("systemctl poweroff\n")
-    g.proc.wait(timeout=300)
-    g.close()
+    # A clean power-off, so that the disk holds the new initramfs.
+    _power_off(g)
     # QEMU boots the kernel and initramfs given to it: take the new initramfs
     # from the disk, as a boot loader would.
     new = disk + ".initrd"
@@ -79,3 +93,77 @@ def test_uninstalled_guest_boots_bochs(ctx):
     check(st != 0, "kmsvt.ko is still installed")
     g.wait_screen_text(LOGIN, timeout=180)
     g.assert_no_oops()
+
+
+# What a user sets in /etc/default/console-setup (console-setup(5)) for a
+# large font: Unicode, the Uni2 codeset, Terminus Bold 16x32; setupcon
+# loads it as Uni2-TerminusBold32x16.psf.gz into tty1..6.
+SETUPCON = (("CHARMAP", "UTF-8"), ("CODESET", "Uni2"), ("FONTFACE", "TerminusBold"),
+            ("FONTSIZE", "16x32"))
+SETUPCON_FONT = "Uni2-TerminusBold32x16"
+
+
+def _assert_setupcon_font(g):
+    """tty1 in Terminus 16x32 once the boot is done: the grid, kmsvt's
+    console, getty's prompt read in the font, a glyph past 256."""
+    # console-setup.service is part of multi-user.target.
+    _, state = g.sh("systemctl is-system-running --wait", timeout=300)
+    _, unit = g.sh("systemctl show -p ActiveState -p Result console-setup.service", check=True)
+    check("ActiveState=active" in unit and "Result=success" in unit,
+          "%s: console-setup.service: %r (system %s)" % (g.name, unit, state.strip()))
+    font = reader_font(SETUPCON_FONT)
+    img, _ = g.wait_screen_text(LOGIN, font=font, timeout=180)
+    check((img.width, img.height) == (1280, 800), "mode %dx%d" % (img.width, img.height))
+    size = tty_size(g)
+    check(size == "25 80", "%s: tty1 is %r (rows cols), not '25 80'" % (g.name, size))
+    g.sh("mount -t debugfs none /sys/kernel/debug 2>/dev/null")
+    _, con = g.sh("cat /sys/kernel/debug/dri/0/kmsvt_console", check=True)
+    check("vt: 1\n" in con and "font: 16x32, 512 glyphs\n" in con,
+          "%s: kmsvt_console: %r" % (g.name, con))
+    # The console is in UTF-8 mode (setupcon's ESC % G) and the font's
+    # Unicode table is loaded: a Cyrillic letter is its glyph past 256.
+    g.sh(r"printf '\033[2J\033[H%s setupcon Uni2\n' > /dev/tty1" % HIGH[1], check=True)
+    img, _ = g.wait_screen_text("setupcon Uni2", font=font)
+    glyph = font.index[HIGH[0]]
+    check(glyph >= 256 and cell_bits(img, font, 0, 0) == font.bits[glyph],
+          "%s: %r (glyph %d) is not what the cell shows" % (g.name, HIGH[0], glyph))
+    g.assert_no_oops()
+
+
+def test_setupcon_font_at_boot(ctx):
+    """The font a user sets in /etc/default/console-setup is on screen at
+    the next boot (console-setup.service) and the one after (udev rule)."""
+    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "setupcon")
+    g = sysguest.boot(ctx, ctx.rel, "sys-setupcon", disk, initrd)
+    # The user edits once the system is up (the boot's own console-setup
+    # run, if any, is over).
+    g.sh("systemctl is-system-running --wait", timeout=300)
+    # The image keeps the kernel's font (sysguest): 160x50.
+    check(tty_size(g) == "50 160", "tty1 before setupcon is %r" % tty_size(g))
+    st, _ = g.sh("test -f /usr/share/consolefonts/%s.psf.gz" % SETUPCON_FONT)
+    check(st == 0, "the guest has no %s (console-setup-linux)" % SETUPCON_FONT)
+    # The user's edit: the file's own lines changed, nothing else.
+    g.sh("sed -i %s /etc/default/console-setup" % " ".join(
+        "-e 's/^%s=.*/%s=\"%s\"/'" % (k, k, v) for k, v in SETUPCON), check=True)
+    _, conf = g.sh(". /etc/default/console-setup && echo $CHARMAP $CODESET $FONTFACE $FONTSIZE",
+                   check=True)
+    check(conf.split() == [v for _, v in SETUPCON], "/etc/default/console-setup: %r" % conf)
+    _power_off(g)
+    # console-setup puts nothing into the initramfs (no hook of its own):
+    # the same one boots.
+    g = sysguest.boot(ctx, ctx.rel, "sys-setupcon-1", disk, initrd)
+    _assert_setupcon_font(g)
+    # console-setup.service ran `setupcon --save`: the cache names the font.
+    _, cached = g.sh("cat /etc/console-setup/cached_setup_font.sh", check=True)
+    check(SETUPCON_FONT in cached, "cached_setup_font.sh: %r" % cached)
+    _, stamp = g.sh("stat -c %Y /etc/console-setup/cached_setup_font.sh", check=True)
+    _power_off(g)
+    # Now the cache is newer than the file: console-setup.service does
+    # nothing, and the udev rule (vtconsole added) runs the cached script.
+    g = sysguest.boot(ctx, ctx.rel, "sys-setupcon-2", disk, initrd)
+    _assert_setupcon_font(g)
+    _, again = g.sh("stat -c %Y /etc/console-setup/cached_setup_font.sh", check=True)
+    check(again.strip() == stamp.strip(), "the cache was made again at the second boot "
+          "(mtime %s, after the first %s)" % (again.strip(), stamp.strip()))
+    st, _ = g.sh("test -e /run/console-setup/font-loaded")
+    check(st == 0, "the udev rule's cached_setup_font.sh did not run")

@@ -1,5 +1,6 @@
 """console-setup's fonts and kbd's setfont in a guest: the fonts unpacked
-as /fonts/NAME.psf, and the screen reader's font for each."""
+as /fonts/NAME.psf, the screen reader's font for each, and a cell's pixels
+to compare with a glyph."""
 import gzip
 import os
 
@@ -11,6 +12,9 @@ SETFONT = "/bin/setfont"
 # The fonts the tests load and the grid each gives at 1280x800 ("rows cols").
 FONTS = [("Lat15-Fixed16", "50 160"), ("Uni2-Fixed16", "50 160"),
          ("Uni2-TerminusBold32x16", "25 80")]
+# A letter past the first 256 glyphs of both Uni2 fonts (Cyrillic Ya),
+# written as UTF-8 with printf's octal escapes.
+HIGH = ("\u042f", r"\320\257")
 
 
 def font_path(name):
@@ -42,3 +46,12 @@ def tty_size(g, tty=1):
     """'rows cols' of a VT."""
     _, size = g.sh("stty size < /dev/tty%d" % tty)
     return size.strip()
+
+
+def cell_bits(img, font, col, row, bg=(0, 0, 0)):
+    """A cell's pixels that are not the background, as font.bits holds a glyph."""
+    bits = 0
+    for y in range(row * font.height, (row + 1) * font.height):
+        for x in range(col * font.width, (col + 1) * font.width):
+            bits = bits << 1 | (img.pixel(x, y) != bg)
+    return bits

@@ -5,12 +5,16 @@ image(rel) makes (cached under build/sysguest/, rebuilt when an input
 changes):
 
   base/           debootstrap --variant=minbase bookworm with systemd,
-                  udev, kmod, initramfs-tools, dkms and a compiler
+                  udev, kmod, initramfs-tools, dkms, a compiler and
+                  console-setup (setupcon, kbd's setfont, the fonts)
   root-<rel>/     base/ plus the guest kernel <rel> as its package would
                   install it (modules, headers, kbuild, /boot/config), an
                   initramfs made by update-initramfs with the modules the
                   VM needs (MODULES=list), root logged in on the serial
-                  line; then, in a chroot, the documented
+                  line, console-setup set to keep the kernel's font (its
+                  "Do not change the boot/kernel font"; the tests read the
+                  screen in the kernel's 8x16 unless they set a font
+                  themselves); then, in a chroot, the documented
                   commands: `make install KVER=<rel>` in a copy of the
                   repository under /usr/local/src/kmsvt (DKMS build and
                   install, modprobe.d, initramfs hook, update-initramfs)
@@ -38,9 +42,13 @@ import xorg
 REPO = initramfs.REPO
 SUITE = "bookworm"
 PACKAGES = ("systemd", "systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "gcc",
-            "make", "libc6-dev", "procps", "libelf1", "libssl3", "pahole")
+            "make", "libc6-dev", "procps", "libelf1", "libssl3", "pahole",
+            "console-setup", "console-setup-linux", "keyboard-configuration", "kbd")
 # libelf1 and libssl3: what the kernel headers' kbuild tools link with;
 # pahole: 6.12's headers make BTF for modules where /sys/kernel/btf exists.
+# console-setup (setupcon, console-setup.service, its udev rule) with
+# keyboard-configuration, console-setup-linux (the fonts) and kbd (setfont):
+# the console's font and codeset, as Debian configures them.
 HOSTNAME = "kmsvt-guest"
 
 
@@ -51,7 +59,7 @@ def install_files():
 
 
 # Bump when the way the roots or images are made changes.
-LAYOUT = 2
+LAYOUT = 3
 
 DIR = os.path.join(initramfs.BUILD, "sysguest")
 BASE = os.path.join(DIR, "base")
@@ -133,7 +141,36 @@ def _configure(root):
     xorg._write(os.path.join(root, "root", ".profile"),
                 'if [ "$(tty)" = /dev/ttyS0 ]; then export TERM=dumb; echo KMSVT-INIT-READY; fi\n')
     xorg._run(["chroot", root, "passwd", "-d", "root"], "passwd -d root")
+    _kernel_font(root)
     _small_initramfs(root)
+
+
+def _kernel_font(root):
+    """console-setup's "Do not change the boot/kernel font" (what debconf
+    writes for it: FONTFACE and FONTSIZE empty), and its boot cache made
+    again (`setupcon --save-only`, as its postinst does).  The default that
+    debootstrap leaves, Fixed 8x16 (Lat15-Fixed16), would be loaded by
+    console-setup's udev rule at every boot; the screen reader's default
+    font is the kernel's VGA 8x16, in which the tests read the login
+    prompt.  test_setupcon_font_at_boot changes the font as a user would."""
+    path = os.path.join(root, "etc", "default", "console-setup")
+    text = xorg._read(path)
+    if text is None:
+        raise RuntimeError("%s missing: is console-setup in PACKAGES installed?" % path)
+    lines = text.splitlines()
+    lines = ['%s=""' % line.split("=")[0] if line.startswith(("FONTFACE=", "FONTSIZE=")) else line
+             for line in lines]
+    xorg._write(path, "\n".join(lines) + "\n")
+    xorg._run(["chroot", root, "/usr/bin/env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+               "setupcon", "--save-only"], "setupcon --save-only")
+    # console-setup.service runs `setupcon --save` at boot unless its cache
+    # is newer than the file.  mke2fs -d keeps whole seconds, and both were
+    # written within one: the file a second older, as where it was made
+    # (else every first boot of a copy saves the cache again, late in the
+    # boot, over a user's edit made meanwhile).
+    made = int(os.stat(os.path.join(root, "etc", "console-setup",
+                                    "cached_setup_terminal.sh")).st_mtime)
+    os.utime(path, (made - 1, made - 1))
 
 
 # The modules the guest needs to mount its root file system.
