@@ -231,6 +231,7 @@ static int kmsvt_pci_probe(struct pci_dev *pdev, const struct pci_device_id *ent
 		return ret;
 	}
 	kmsvt_fbdev_init(kdev);
+	kmsvt_pstore_init(kdev);
 	return 0;
 }
 

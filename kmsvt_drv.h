@@ -40,11 +40,13 @@ struct kmsvt_scanout {
 
 /*
  * Where things live in VRAM, start to end (gem/layout.c, docs/MEMORY.md):
- * the panic buffer, then the buffers' range, the console's buffer pinned
- * at its top.
+ * the panic buffer, the pstore strip, then the buffers' range, the
+ * console's buffer pinned at its top.
  */
 struct kmsvt_vram_layout {
 	struct kmsvt_scanout panic;	/* 8 bpp, at offset 0 */
+	u64 pstore_start;		/* the pstore strip, 0 bytes when off */
+	u64 pstore_size;
 	u64 gem_start;			/* the buffers' range */
 	u64 gem_size;
 };
@@ -183,6 +185,10 @@ int kmsvt_panic_init(struct kmsvt_device *kdev);
 void kmsvt_panic_debugfs_init(struct kmsvt_device *kdev, struct dentry *root);
 int kmsvt_debugfs_word(const char __user *ubuf, size_t len, char *buf, size_t size,
 		       char **word);
+
+/* panic/pstore.c */
+void kmsvt_pstore_init(struct kmsvt_device *kdev);
+void kmsvt_pstore_panic(struct kmsvt_device *kdev, const char *reason);
 
 /* panic/test_hooks.c, in the tests' build only (Kbuild: KMSVT_TEST_HOOKS) */
 #ifdef KMSVT_TEST_HOOKS

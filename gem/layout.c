@@ -5,6 +5,8 @@
  *
  *   0                 the panic buffer: 8 bpp, indexed colours, shown
  *                     only when the panic screen cannot read the scanout
+ *   pstore_start      the pstore strip (panic/pstore.c): the last panic's
+ *                     log, kept across a reboot; nothing else writes it
  *   gem_start         the buffers' range, TTM's (drm_gem_vram_helper):
  *                     masters' buffers come and go from the bottom up,
  *   ... top           the console's buffer is pinned at the top for as
@@ -15,9 +17,24 @@
  * pitch would need line 25734.
  */
 #include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sizes.h>
 #include <drm/drm_fourcc.h>
 
 #include "kmsvt_drv.h"
+
+/*
+ * The pstore strip's size.  Its place must be the same from one boot to the
+ * next, whatever else changed, so it depends only on the panic buffer's
+ * (which depends only on the VRAM size).
+ */
+static unsigned int kmsvt_pstore_kib = 128;
+module_param_named(pstore, kmsvt_pstore_kib, uint, 0444);
+MODULE_PARM_DESC(pstore,
+		 "KiB of VRAM keeping the last panic across a reboot (16-1024; 0 = off) [128]");
+
+#define KMSVT_PSTORE_MIN	SZ_16K
+#define KMSVT_PSTORE_MAX	SZ_1M
 
 /*
  * The panic buffer's modes, largest first: it takes the largest that needs
@@ -48,12 +65,24 @@ static void kmsvt_layout_panic(struct kmsvt_device *kdev, struct kmsvt_scanout *
 	so->blank = false;
 }
 
+/* At most 1/16 of VRAM, so that small VRAM still holds a mode's buffers. */
+static u64 kmsvt_layout_pstore_size(struct kmsvt_device *kdev)
+{
+	u64 size = (u64)kmsvt_pstore_kib * SZ_1K;
+
+	size = min3(size, (u64)KMSVT_PSTORE_MAX, (u64)kdev->vram_size / 16);
+	size = round_down(size, SZ_4K);
+	return size < KMSVT_PSTORE_MIN ? 0 : size;
+}
+
 /* At probe, once the VRAM size is known and before the buffers' range exists. */
 void kmsvt_vram_layout(struct kmsvt_device *kdev)
 {
 	struct kmsvt_vram_layout *l = &kdev->layout;
 
 	kmsvt_layout_panic(kdev, &l->panic);
-	l->gem_start = PAGE_ALIGN((u64)l->panic.pitch * l->panic.height);
+	l->pstore_start = PAGE_ALIGN((u64)l->panic.pitch * l->panic.height);
+	l->pstore_size = kmsvt_layout_pstore_size(kdev);
+	l->gem_start = l->pstore_start + l->pstore_size;
 	l->gem_size = kdev->vram_size - l->gem_start;
 }

@@ -113,6 +113,7 @@ static void kmsvt_dump_screen(struct kmsvt_panic *kp, enum kmsg_dump_reason reas
 {
 	/* Only the first CPU to get here draws; there is one screen. */
 	if (reason == KMSG_DUMP_PANIC && !atomic_xchg(&kp->drawn, 1)) {
+		kmsvt_pstore_panic(kp->kdev, kp->reason);
 		kmsvt_panic_draw(kp, "KERNEL PANIC", false);
 		kmsvt_last_panic.draw_us = div_u64(kp->draw_ns, 1000);
 		kmsvt_last_panic.panic_us = div_u64(kmsvt_since_panic(kp), 1000);

@@ -2,13 +2,17 @@
 /*
  * Crash triggers for the panic screen's tests, only with test_hooks=1:
  * debugfs panic_test takes "hrtimer" (panic in hard interrupt context),
- * "modeset" (panic with every modeset lock held) and "oops" (a NULL
- * dereference in process context, which kills only the writer).
+ * "modeset" (panic with every modeset lock held), "oops" (a NULL
+ * dereference in process context, which kills only the writer) and
+ * "pstore_garbage" (random bytes over the pstore strip's records, the first
+ * one with pstore_zone's signature and an impossible length).
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/moduleparam.h>
+#include <linux/random.h>
+#include <linux/sizes.h>
 #include <linux/uaccess.h>
 #include <drm/drm_modeset_lock.h>
 
@@ -40,6 +44,23 @@ static noinline void kmsvt_test_oops(void)
 	*p = 0x6b6b6b6b;
 }
 
+/* The strip's head (4 KiB, panic/pstore.c) stays, so the garbage is read. */
+static void kmsvt_test_pstore_garbage(struct kmsvt_device *kdev)
+{
+	u8 __iomem *zones = kdev->vram + kdev->layout.pstore_start + SZ_4K;
+	u64 off, size = kdev->layout.pstore_size - SZ_4K;
+	u32 bad[3] = { 0x43474244, 0xfffff000, 0x7fffffff };	/* sig, datalen, start */
+	u8 junk[256];
+
+	if (kdev->layout.pstore_size <= SZ_4K)
+		return;
+	for (off = 0; off < size; off += sizeof(junk)) {
+		get_random_bytes(junk, sizeof(junk));
+		memcpy_toio(zones + off, junk, min_t(u64, sizeof(junk), size - off));
+	}
+	memcpy_toio(zones, bad, sizeof(bad));
+}
+
 static ssize_t kmsvt_panic_test_write(struct file *file, const char __user *ubuf, size_t len,
 				      loff_t *ppos)
 {
@@ -57,6 +78,8 @@ static ssize_t kmsvt_panic_test_write(struct file *file, const char __user *ubuf
 		kmsvt_test_panic_modeset(kdev);
 	} else if (!strcmp(word, "oops")) {
 		kmsvt_test_oops();
+	} else if (!strcmp(word, "pstore_garbage")) {
+		kmsvt_test_pstore_garbage(kdev);
 	} else {
 		return -EINVAL;
 	}

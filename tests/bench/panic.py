@@ -35,6 +35,8 @@ Configurations, per kernel (counts are the defaults):
           panic on the screen only, as on a user's machine.  D and P are
           then read from guest memory (kmsvt_last_panic, found in
           /proc/kallsyms before the crash, read with QEMU's memsave)
+  nopstore  the same as log with kmsvt.pstore=0 (no pstore backend; on by
+          default, panic/pstore.c), 5 boots: what keeping the panic costs
   full    the same as log with the console left full (the boot log): the
           console scrolls at every line the kernel prints, 5 boots
   fbconfull the same with fbcon on the VTs (kmsvt.vtcon=0), which redraws
@@ -151,6 +153,9 @@ CONFIGS = (
     Config("log", "panic_screen=log", "kmsvt", "log"),
     Config("screenonly", "panic_screen=log, no serial console", "kmsvt", "log",
            serial_console=False),
+    # The pstore backend (on by default) against none, in the same run.
+    Config("nopstore", "panic_screen=log, pstore=0", "kmsvt", "log", small=True,
+           modargs=("pstore=0",)),
     Config("full", "panic_screen=log, console full", "kmsvt", "log", small=True, clear=False),
     Config("fbconfull", "panic_screen=log, console full, fbcon (vtcon=0)", "kmsvt", "log",
            small=True, clear=False, modargs=("vtcon=0",)),

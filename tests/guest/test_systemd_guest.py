@@ -167,3 +167,43 @@ def test_setupcon_font_at_boot(ctx):
           "(mtime %s, after the first %s)" % (again.strip(), stamp.strip()))
     st, _ = g.sh("test -e /run/console-setup/font-loaded")
     check(st == 0, "the udev rule's cached_setup_font.sh did not run")
+
+
+def _pstore_files(g, where):
+    _, out = g.sh("find %s -type f 2>/dev/null | sort" % where)
+    return out.split()
+
+
+def test_panic_kept_by_systemd_pstore(ctx):
+    """A panic (panic=5), the automatic reboot: kmsvt's notice in the
+    journal, and Debian's systemd-pstore.service has moved the record to
+    /var/lib/systemd/pstore (which erased it in VRAM); one more reboot
+    leaves nothing new in /sys/fs/pstore or there."""
+    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "pstore")
+    g = sysguest.boot(ctx, ctx.rel, "sys-pstore", disk, initrd, cmdline="panic=5",
+                      reboot=True)
+    check(not _pstore_files(g, "/sys/fs/pstore /var/lib/systemd/pstore"),
+          "records before any panic: %r" % _pstore_files(g, "/sys/fs/pstore"))
+    sysguest.rebooted(g, "echo c > /proc/sysrq-trigger")
+    g.sh("systemctl is-system-running --wait", timeout=300)
+    _, notice = g.sh("journalctl -b -k -g 'previous boot ended in a kernel panic' -o cat")
+    check("sysrq triggered crash; see /sys/fs/pstore/dmesg-kmsvt-" in notice,
+          "kmsvt's notice in the journal: %r" % notice)
+    # (On screen it is drawn during the boot, then agetty clears tty1.)
+    # systemd-pstore moves the file and joins the dmesg records into dmesg.txt.
+    kept = _pstore_files(g, "/var/lib/systemd/pstore")
+    ours = [f for f in kept if "/dmesg-kmsvt-" in f]
+    check(len(ours) == 1, "/var/lib/systemd/pstore: %r (journal: %s)" % (
+        kept, g.sh("journalctl -b -u systemd-pstore -o cat")[1][-1500:]))
+    _, text = g.sh("cat %s" % ours[0], check=True)
+    check("sysrq_handle_crash" in text, "%s lacks the traceback" % ours[0])
+    check(not _pstore_files(g, "/sys/fs/pstore"),
+          "left in /sys/fs/pstore: %r" % _pstore_files(g, "/sys/fs/pstore"))
+    sysguest.rebooted(g, "systemctl reboot")
+    g.sh("systemctl is-system-running --wait", timeout=300)
+    check(not _pstore_files(g, "/sys/fs/pstore"), "a record came back from VRAM")
+    check(_pstore_files(g, "/var/lib/systemd/pstore") == kept,
+          "/var/lib/systemd/pstore: %r" % _pstore_files(g, "/var/lib/systemd/pstore"))
+    _, log = g.sh("journalctl -b -k -o cat")
+    check("previous boot" not in log, "a notice after the clean reboot")
+    g.assert_no_oops()

@@ -26,7 +26,9 @@ OOPS_RX = re.compile(r"Oops|BUG:|WARNING:|Call Trace|general protection|"
                      r"scheduling while atomic")
 # Lines that repeat the command line, not reports.
 NOT_REPORT_RX = re.compile(r"Command line:|Unknown kernel command line|"
-                           r"kfence: initialized")
+                           r"kfence: initialized|"
+                           # "registered kmsvt as backend for kmsg(Oops,panic_write)"
+                           r"pstore_zone: registered")
 # Intended crashes: the tests' triggers (sysrq c, the test_hooks debugfs
 # file), the panic reasons they cause and the oops the "oops" hook makes.
 CRASH_TRIGGER_RX = re.compile(r"/proc/sysrq-trigger|/panic_test\b")
@@ -156,10 +158,17 @@ class Guest(Vm):
     def write(self, text):
         # Before a test crashes the guest on purpose, the kernel log so
         # far: a dead guest's dmesg cannot be read afterwards.
-        if not self.crash_sent and CRASH_TRIGGER_RX.search(text):
+        if CRASH_TRIGGER_RX.search(text):
+            self.before_crash()
+        super().write(text)
+
+    def before_crash(self):
+        """Keep the kernel log's reports so far, once: called by write()
+        for a crash trigger, or first by a test that must know where the
+        serial output after it starts (a reboot's)."""
+        if not self.crash_sent:
             self.crash_sent = True
             self.reports_before_crash = kernel_reports(self.dmesg())
-        super().write(text)
 
     def memcheck_problems(self):
         """What the kernel reported during the test, as a list of

@@ -15,6 +15,9 @@ the two entry points the kernel calls on a panic,
 
     kmsvt_kmsg_dump      the kmsg dumper (draws the screen)
     kmsvt_panic_notify   the panic notifier (keeps the reason, reads clocks)
+    kmsvt_pstore_panic_write  pstore_zone's write of the panic's record
+    kmsvt_pstore_write   pstore_zone's write of an oops' record (interrupts
+                         off, inside the kmsg dump)
 
 this walks every function of the module they can reach, and prints:
 
@@ -62,7 +65,8 @@ import initramfs
 
 REPO = initramfs.REPO
 
-ROOTS = ("kmsvt_kmsg_dump", "kmsvt_panic_notify")
+ROOTS = ("kmsvt_kmsg_dump", "kmsvt_panic_notify", "kmsvt_pstore_panic_write",
+         "kmsvt_pstore_write")
 KCFLAGS = "-fstack-usage -fcallgraph-info=su"
 INDIRECT = "__indirect_call"
 

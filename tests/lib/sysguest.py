@@ -274,18 +274,35 @@ def writable_copy(ctx, rel, name):
     return disk, initrd
 
 
-def boot(ctx, rel, name, disk, initrd, timeout=300):
-    """Boot the guest's own systemd from disk; returns the logged-in Guest."""
+def boot(ctx, rel, name, disk, initrd, timeout=300, cmdline="", reboot=False):
+    """Boot the guest's own systemd from disk; returns the logged-in Guest.
+    With reboot, a reboot of the guest boots it again in the same QEMU
+    (see rebooted())."""
     # systemd's status lines would mix with the harness's shell on ttyS0.
-    g = harness.Guest(rel, initrd, cmdline="root=/dev/vda rw systemd.show_status=0", mem=1024,
+    g = harness.Guest(rel, initrd, cmdline=("root=/dev/vda rw systemd.show_status=0 %s"
+                                            % cmdline).strip(), mem=1024,
                       extra_args=["-drive", "file=%s,if=virtio,format=raw" % disk],
-                      name="%s-%s" % (rel, name))
+                      name="%s-%s" % (rel, name), reboot=reboot)
     ctx.guests.append(g)
     g.start()
     g.boot(timeout=timeout)
+    _settle(g)
+    return g
+
+
+def _settle(g):
     # getty logs in while udev may still be loading drivers for the
     # coldplugged devices (those not in the initramfs come from the disk).
     st, out = g.sh("udevadm settle --timeout=180", timeout=200)
     if st != 0:
         raise vm.VmError("%s: udevadm settle failed (%d): %s" % (g.name, st, out))
-    return g
+
+
+def rebooted(g, how, timeout=300):
+    """Write how (a command that reboots or crashes the guest) and wait for
+    the next boot's login shell."""
+    g.before_crash()
+    since = g.serial_offset()
+    g.write(how + "\n")
+    g.boot(timeout=timeout, since=since)
+    _settle(g)

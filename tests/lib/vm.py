@@ -29,7 +29,7 @@ class VmError(Exception):
 
 class Vm:
     def __init__(self, rel, initrd, cmdline="", devices=("-device", "VGA"),
-                 mem=512, smp=1, extra_args=(), name="vm", serial_console=True):
+                 mem=512, smp=1, extra_args=(), name="vm", serial_console=True, reboot=False):
         self.rel = rel
         self.name = name
         self.tmp = tempfile.mkdtemp(prefix="kmsvt-vm-")
@@ -53,11 +53,15 @@ class Vm:
         accel = "tcg,thread=single" if smp > 1 else "tcg"
         self.args = [QEMU, "-accel", accel, "-m", str(mem), "-smp", str(smp),
                      "-nodefaults", "-no-user-config", "-display", "none",
-                     "-no-reboot", "-kernel", kernel, "-initrd", initrd,
+                     "-kernel", kernel, "-initrd", initrd,
                      "-append", append.strip(),
                      "-chardev", "socket,id=ser0,path=%s,server=on,wait=off" % self.serial_path,
                      "-serial", "chardev:ser0",
                      "-qmp", "unix:%s,server=on,wait=off" % self.qmp_path]
+        # A guest's reboot ends QEMU, unless a test reboots on purpose: then
+        # the same QEMU resets the machine (VRAM kept) and boots again.
+        if not reboot:
+            self.args.append("-no-reboot")
         self.args += list(devices) + list(extra_args)
         self.proc = None
 
@@ -183,9 +187,10 @@ class Vm:
     def write(self, text):
         self.serial.sendall(text.encode())
 
-    def boot(self, timeout=None):
-        """Wait for init and get a quiet shell (no echo)."""
-        self.wait_for(r"KMSVT-INIT-READY", timeout or BOOT_TIMEOUT)
+    def boot(self, timeout=None, since=0):
+        """Wait for init (after serial offset since: a reboot's) and get a
+        quiet shell (no echo)."""
+        self.wait_for(r"KMSVT-INIT-READY", timeout or BOOT_TIMEOUT, since)
         self.booted_at = time.monotonic()
         time.sleep(0.3)
         self.sh("stty -echo; dmesg -n 1; PS1=; PS2=", timeout=60)
@@ -209,6 +214,10 @@ class Vm:
         if check and status:
             raise VmError("%s: %r failed (%d): %s" % (self.name, cmd, status, out))
         return status, out
+
+    def serial_offset(self):
+        with self.lock:
+            return len(self.buf)
 
     def dmesg(self):
         return self.sh("dmesg", timeout=60)[1]
