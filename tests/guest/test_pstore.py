@@ -7,7 +7,7 @@ and screen are read."""
 import re
 
 from harness import CLEAR, check
-from panicscreen import DEBUGFS
+from panicscreen import DEBUGFS, assert_panic_screen, crash
 
 PSTORE = "/sys/fs/pstore"
 NOTICE = "the previous boot ended in a kernel panic"
@@ -150,6 +150,27 @@ def test_one_backend_two_cards_reload(ctx):
     _mount(g)
     check(_kmsvt_record(g)[0] == name, "%s: the record is gone after a reload" % g.name)
     g.assert_no_oops()
+
+
+# ramoops in 1 MiB of guest RAM that the kernel leaves alone (memmap=).
+RAMOOPS = "memmap=1M$0x10000000"
+RAMOOPS_ARGS = "mem_address=0x10000000 mem_size=0x100000"
+
+
+def test_ramoops_first(ctx):
+    """ramoops registered first: kmsvt logs that it goes without, ramoops
+    stays the backend, and a panic still draws kmsvt's screen."""
+    g = ctx.guest("pstore-ramoops", cmdline=RAMOOPS, modules=("ramoops",))
+    g.sh("rmmod kmsvt", check=True)
+    g.sh("modprobe ramoops %s" % RAMOOPS_ARGS, check=True)
+    check(_backend(g) == "ramoops", "%s: backend %r" % (g.name, _backend(g)))
+    g.sh("modprobe kmsvt", check=True)
+    log = g.dmesg()
+    check(log.count("pstore: not kept in VRAM") == 1 and _backend(g) == "ramoops",
+          "%s: backend %r, log:\n%s" % (g.name, _backend(g), log[-2000:]))
+    g.assert_no_oops()
+    crash(g)
+    assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", (1280, 800))
 
 
 def test_other_backend_chosen(ctx):
