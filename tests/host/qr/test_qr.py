@@ -49,6 +49,17 @@ CAPACITY_L = [
 MAX_BYTES = 2953
 
 
+def total_codewords(v):
+    """Data and ECC codewords of version v (ISO/IEC 18004, table 1)."""
+    n = (16 * v + 128) * v + 64
+    if v >= 2:
+        a = v // 7 + 2
+        n -= (25 * a - 10) * a - 55
+        if v >= 7:
+            n -= 36
+    return n // 8
+
+
 # Row and column coordinates of the alignment patterns (ISO/IEC 18004,
 # table E.1), by version.
 ALIGNMENT = [
@@ -351,11 +362,13 @@ class TestHelpers(unittest.TestCase):
         rows = [tuple(map(int, line.split())) for line in p.stdout.splitlines()]
         self.assertEqual([r[0] for r in rows], list(range(1, 41)))
         self.assertEqual([r[1] for r in rows], CAPACITY_L)
-        self.assertEqual(rows[-1][2], 11329)  # KMSVT_QR_WORK_LEN
-        # Work buffer: function bitmap plus two copies of the codewords.
+        self.assertEqual(rows[-1][2], 25435)  # KMSVT_QR_WORK_LEN
+        # Work buffer: four bitmaps of 24-byte lines (modules and data
+        # modules, in rows and in columns), 1 KiB of tables, two copies of
+        # the codewords and up to 7 bytes of alignment.
         for v, _, work in rows:
             size = 4 * v + 17
-            self.assertGreater(work, (size * size + 7) // 8)
+            self.assertEqual(work, 7 + 4 * 24 * size + 1024 + 2 * total_codewords(v))
             self.assertLessEqual(work, rows[-1][2])
 
     def test_too_long(self):
