@@ -15,6 +15,9 @@
 
 struct kmsvt_device;
 
+/* Most pixels a QR module takes on screen; larger would only be emptier. */
+#define KMSVT_QR_MAX_SCALE	8
+
 /* Everything the panic path needs, allocated at probe time. */
 struct kmsvt_panic {
 	struct kmsvt_device *kdev;
@@ -32,6 +35,8 @@ struct kmsvt_panic {
 	u8 qr_data[KMSVT_QR_MAX_BYTES];
 	u8 qr_work[KMSVT_QR_WORK_LEN];
 	u8 qr_modules[KMSVT_QR_MODULES_MAX];
+	/* a row of modules as pixel bits, one bit a pixel */
+	u8 qr_row[(KMSVT_QR_MAX_SCALE * (KMSVT_QR_MAX_SIZE + 2 * KMSVT_QR_QUIET_ZONE) + 7) / 8];
 };
 
 /* What the screens draw into: the scanout the panic took, mapped. */

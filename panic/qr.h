@@ -7,9 +7,10 @@
  * the extra redundancy of M, Q or H). The encoder picks the smallest
  * version that holds the data and the mask with the lowest penalty score.
  *
- * It allocates nothing, takes no locks, does not recurse and keeps well
- * under 512 bytes of stack: everything large lives in the caller's work
- * buffer. There is no mutable static state, so it is safe to call from the
+ * It allocates nothing, takes no locks, does not recurse and keeps under
+ * 512 bytes of stack in the kernel's build (about 460; every build the
+ * host tests try stays under 1 KiB): everything large lives in the
+ * caller's work buffer. There is no mutable static state, so it is safe to call from the
  * panic path on any CPU, as long as each caller passes its own buffers.
  *
  * The same file builds in the kernel and on the host (tests/host/qr/).
@@ -18,6 +19,7 @@
 #define KMSVT_PANIC_QR_H
 
 #ifdef __KERNEL__
+#include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <linux/types.h>
@@ -31,6 +33,16 @@
 typedef unsigned char u8;
 typedef unsigned short u16;
 typedef unsigned int u32;
+typedef unsigned long long u64;
+
+/* What stays out of line is for the kernel's stack and TCG; not needed here. */
+#define noinline
+#define noinline_for_stack
+
+static inline unsigned long __ffs64(u64 word)
+{
+	return __builtin_ctzll(word);
+}
 #endif
 
 #define KMSVT_QR_MIN_VERSION	1
@@ -58,12 +70,18 @@ typedef unsigned int u32;
 /* Codewords (data and error correction) in a version 40 symbol. */
 #define KMSVT_QR_MAX_CODEWORDS	3706
 
+/* A row or column of the encoder's bitmaps: 177 modules and a light border. */
+#define KMSVT_QR_LINE_BYTES	24
+
 /*
- * Work buffer: a bitmap of the function modules, then two codeword
- * buffers. KMSVT_QR_WORK_LEN is enough for any input (11329 bytes); a
- * smaller buffer works for smaller symbols, see kmsvt_qr_work_len().
+ * Work buffer: four bitmaps of the symbol (its modules and which of them
+ * hold data, in rows and in columns), 1 KiB of tables, two codeword buffers
+ * and up to 7 bytes to reach a word boundary. KMSVT_QR_WORK_LEN is enough
+ * for any input (25435 bytes); a smaller buffer works for smaller symbols,
+ * see kmsvt_qr_work_len().
  */
-#define KMSVT_QR_WORK_LEN	(KMSVT_QR_MODULES_MAX + 2 * KMSVT_QR_MAX_CODEWORDS)
+#define KMSVT_QR_WORK_LEN	(7 + 4 * KMSVT_QR_MAX_SIZE * KMSVT_QR_LINE_BYTES + 1024 + \
+				 2 * KMSVT_QR_MAX_CODEWORDS)
 
 /**
  * kmsvt_qr_encode() - encode bytes as a QR code symbol
@@ -75,8 +93,9 @@ typedef unsigned int u32;
  * @modules_len: size of @modules, KMSVT_QR_MODULES_MAX always suffices
  *
  * Level L; the smallest version that fits; the mask with the lowest
- * penalty score. Runs in a few milliseconds for version 40 and touches
- * only @work and @modules.
+ * penalty score. Version 40 takes about 4 million instructions on x86-64
+ * (docs/BENCHMARKS.md has its time in a panic); touches only @work and
+ * @modules.
  *
  * Return: the symbol size in modules (21..177) on success; -E2BIG if @len
  * does not fit in version 40-L; -EINVAL for a NULL pointer; -ENOSPC if

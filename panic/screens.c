@@ -257,19 +257,18 @@ static size_t kmsvt_qr_payload(struct kmsvt_panic *kp, size_t len, size_t cap)
 }
 
 /*
- * Draw the QR code in a square of side px at (x0, y0): the biggest modules
- * (at least 2 pixels) for which the payload fits.  Returns the width used.
+ * Encode the QR code for a square of side @px: the biggest modules (at least
+ * 2 pixels, at most KMSVT_QR_MAX_SCALE) for which the payload fits.
+ * Returns the symbol's size in modules, 0 if none fits, and the pixels a
+ * module in *scale.
  */
-static u32 kmsvt_draw_qr(struct kmsvt_panic *kp, const struct kmsvt_canvas *c, size_t len,
-			 u32 x0, u32 y0, u32 px)
+static int kmsvt_encode_qr(struct kmsvt_panic *kp, size_t len, u32 px, u32 *scale)
 {
-	u32 black = kmsvt_pack(c, 0), white = kmsvt_pack(c, 0xffffff);
-	u32 scale, side, x, y;
 	int version = 0, size;
 	size_t n;
 
-	for (scale = 8; scale >= 2; scale--) {
-		version = kmsvt_qr_fit_version(px, scale);
+	for (*scale = KMSVT_QR_MAX_SCALE; *scale >= 2; (*scale)--) {
+		version = kmsvt_qr_fit_version(px, *scale);
 		if (version && (version == KMSVT_QR_MAX_VERSION ||
 				kmsvt_qr_max_bytes(version) >= len + sizeof(kp->line)))
 			break;
@@ -279,21 +278,91 @@ static u32 kmsvt_draw_qr(struct kmsvt_panic *kp, const struct kmsvt_canvas *c, s
 	n = kmsvt_qr_payload(kp, len, kmsvt_qr_max_bytes(version));
 	size = kmsvt_qr_encode(kp->qr_data, n, kp->qr_work, sizeof(kp->qr_work),
 			       kp->qr_modules, sizeof(kp->qr_modules));
-	if (size < 0)
-		return 0;
+	return max(size, 0);
+}
 
-	side = (size + 2 * KMSVT_QR_QUIET_ZONE) * scale;
-	for (y = 0; y < side; y++) {
-		int my = (int)(y / scale) - KMSVT_QR_QUIET_ZONE;
+/* Side in pixels of a symbol of @size modules with its quiet zone. */
+static u32 kmsvt_qr_side(int size, u32 scale)
+{
+	return (size + 2 * KMSVT_QR_QUIET_ZONE) * scale;
+}
 
-		for (x = 0; x < side; x++) {
-			int mx = (int)(x / scale) - KMSVT_QR_QUIET_ZONE;
-			bool dark = kmsvt_qr_module(kp->qr_modules, size, mx, my);
+/*
+ * Module row @my of the symbol (@size modules, quiet zone included) as a
+ * row of pixel bits, @scale a module, dark set, leftmost in the top bit:
+ * the form a glyph row has, so that it is drawn the way text is.
+ */
+static void kmsvt_qr_row_bits(const u8 *modules, int size, int my, u32 scale, u8 *bits)
+{
+	u32 acc = 0, n = 0, ones = (1u << scale) - 1, i = (u32)my * size;
+	int mx;
 
-			kmsvt_put(c, x0 + x, y0 + y, dark ? black : white);
+	for (mx = -KMSVT_QR_QUIET_ZONE; mx < size + KMSVT_QR_QUIET_ZONE; mx++) {
+		bool dark = false;
+
+		if (mx >= 0 && mx < size) {
+			dark = (modules[i >> 3] >> (i & 7)) & 1;
+			i++;
+		}
+		/* n < 8 and scale <= 8: at most one whole byte a module. */
+		acc = acc << scale | (dark ? ones : 0);
+		n += scale;
+		if (n >= 8) {
+			n -= 8;
+			*bits++ = acc >> n;
 		}
 	}
-	return side;
+	if (n)
+		*bits = acc << (8 - n);
+}
+
+/*
+ * Draw the encoded symbol at (x0, y0): each row of modules is made into
+ * pixel bits once and drawn @scale times, 8 bytes a store where the row is
+ * aligned; the quiet zone's rows are plain fills.
+ */
+static void kmsvt_draw_qr(struct kmsvt_panic *kp, const struct kmsvt_canvas *c, int size,
+			  u32 scale, u32 x0, u32 y0)
+{
+	u32 white = kmsvt_pack(c, 0xffffff), side = kmsvt_qr_side(size, scale), r;
+	u8 __iomem *p = c->base + y0 * c->pitch + x0 * c->cpp;
+	struct kmsvt_ink ink;
+	int my;
+
+	kmsvt_ink_init(&ink, c->cpp, kmsvt_pack(c, 0), white);
+	for (my = -KMSVT_QR_QUIET_ZONE; my < size + KMSVT_QR_QUIET_ZONE; my++) {
+		bool quiet = my < 0 || my >= size;
+
+		if (!quiet)
+			kmsvt_qr_row_bits(kp->qr_modules, size, my, scale, kp->qr_row);
+		for (r = 0; r < scale; r++, p += c->pitch) {
+			if (quiet)
+				kmsvt_fill_span(p, c->cpp, white, side);
+			else
+				kmsvt_ink_glyph_row(&ink, p, kp->qr_row, side);
+		}
+	}
+}
+
+/*
+ * Pixel rows from @y_top down cleared, but for the square of side @side at
+ * (x0, y0) that the QR code covers: each pixel is written once.
+ */
+static void kmsvt_fill_around(const struct kmsvt_canvas *c, u32 y_top, u32 x0, u32 y0,
+			      u32 side, u32 rgb)
+{
+	u32 px = kmsvt_pack(c, rgb), y;
+
+	for (y = y_top; y < c->height; y++) {
+		u8 __iomem *row = c->base + y * c->pitch;
+
+		if (y < y0 || y >= y0 + side) {
+			kmsvt_fill_span(row, c->cpp, px, c->width);
+			continue;
+		}
+		kmsvt_fill_span(row, c->cpp, px, x0);
+		kmsvt_fill_span(row + (x0 + side) * c->cpp, c->cpp, px, c->width - x0 - side);
+	}
 }
 
 /* The log in the first @cols columns of the body, the panic message kept. */
@@ -326,27 +395,38 @@ static u32 kmsvt_body_height(const struct kmsvt_canvas *c)
 	return c->height - BODY_TOP * kmsvt_panic_font->height;
 }
 
-/* The QR screen: the code as large as the body allows, at the right. */
+/*
+ * The QR screen: the code as large as the body allows, at the right.  It is
+ * encoded first, so that the body's fill can leave its square out.
+ */
 static void kmsvt_screen_qr(struct kmsvt_panic *kp, const struct kmsvt_canvas *c, size_t len)
 {
-	u32 px = min(kmsvt_body_height(c), c->width);
+	u32 px = min(kmsvt_body_height(c), c->width), fh = kmsvt_panic_font->height;
+	u32 x0 = c->width - px, y0 = BODY_TOP * fh, scale, side = 0;
+	int size = kmsvt_encode_qr(kp, len, px, &scale);
 
-	kmsvt_fill_rows(c, HEADER_ROWS, kmsvt_rows(c), COLOR_BODY_BG);
-	kmsvt_draw_qr(kp, c, len, c->width - px, BODY_TOP * kmsvt_panic_font->height, px);
+	if (size)
+		side = kmsvt_qr_side(size, scale);
+	kmsvt_fill_around(c, HEADER_ROWS * fh, x0, y0, side, COLOR_BODY_BG);
+	if (size)
+		kmsvt_draw_qr(kp, c, size, scale, x0, y0);
 }
 
 /* Both: the log keeps the left part of the screen, the QR code the right. */
 static void kmsvt_screen_both(struct kmsvt_panic *kp, const struct kmsvt_canvas *c, size_t len)
 {
 	u32 fw = kmsvt_panic_font->width, fh = kmsvt_panic_font->height;
-	u32 qr_px = min(kmsvt_body_height(c), c->width / 2), cols, px;
+	u32 qr_px = min(kmsvt_body_height(c), c->width / 2), cols, px, scale;
+	int size;
 
 	kmsvt_fill_rows(c, HEADER_ROWS, kmsvt_rows(c), COLOR_BODY_BG);
 	cols = (c->width - qr_px) / fw;
 	/* The log's text is written before the QR code, which reads it. */
 	kmsvt_body_log(kp, c, len, cols);
 	px = min(kmsvt_body_height(c), c->width - cols * fw);
-	kmsvt_draw_qr(kp, c, len, c->width - px, BODY_TOP * fh, px);
+	size = kmsvt_encode_qr(kp, len, px, &scale);
+	if (size)
+		kmsvt_draw_qr(kp, c, size, scale, c->width - px, BODY_TOP * fh);
 }
 
 /* The screen panic_screen names, with the header; the log is read first. */
