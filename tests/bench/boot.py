@@ -202,9 +202,9 @@ def boot_once(rel, flavour, index, image, timeout=120, extra=""):
         s.times["wall_ready"] = g.booted_at - g.t0
         dmesg = g.dmesg()
         s.times.update(timings(flavour, dmesg))
-        m = harness.OOPS_RX.search(dmesg)
-        if m:
-            raise BenchError("kernel reported a problem: %r" % dmesg[m.start():m.start() + 300])
+        reports = harness.kernel_reports(dmesg)
+        if reports:
+            raise BenchError("kernel reported a problem: %r" % reports[0][-600:])
         verify_screen(g, flavour, "%s-%d" % (flavour, index))
     except Exception:
         record_failure(s)

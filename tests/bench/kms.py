@@ -172,9 +172,9 @@ def run_once(rel, flavour, index, image, timeout=120):
             raise BenchError("benchmark ran at %sx%s, not %s" % (
                 fmt(s.metrics.get("mode_width")), fmt(s.metrics.get("mode_height")), MODE))
         dmesg = g.dmesg()
-        m = harness.OOPS_RX.search(dmesg)
-        if m:
-            raise BenchError("kernel reported a problem: %r" % dmesg[m.start():m.start() + 300])
+        reports = harness.kernel_reports(dmesg)
+        if reports:
+            raise BenchError("kernel reported a problem: %r" % reports[0][-600:])
         # The console must be back on screen after the master closed.
         boot.verify_screen(g, flavour, "kms-%s-%d" % (flavour, index))
     except Exception:
