@@ -160,7 +160,7 @@ RAMOOPS_ARGS = "mem_address=0x10000000 mem_size=0x100000"
 def test_ramoops_first(ctx):
     """ramoops registered first: kmsvt logs that it goes without, ramoops
     stays the backend, and a panic still draws kmsvt's screen."""
-    g = ctx.guest("pstore-ramoops", cmdline=RAMOOPS, modules=("ramoops",))
+    g = ctx.guest("pstore-ramoops", cmdline=RAMOOPS, modules=("ramoops",), tag="ramoops")
     g.sh("rmmod kmsvt", check=True)
     g.sh("modprobe ramoops %s" % RAMOOPS_ARGS, check=True)
     check(_backend(g) == "ramoops", "%s: backend %r" % (g.name, _backend(g)))

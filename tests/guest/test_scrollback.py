@@ -3,6 +3,8 @@ Shift+PageDown (sent as keys over QMP, the PC keyboard) move through what
 scrolled off, half a screen a press (the vt layer's step); output and keys
 return to the bottom; ESC [ 3 J empties it; each VT keeps its own; a font
 change keeps what fits.  Everything is read back from the screendump."""
+import time
+
 import fonts
 from harness import CLEAR, check
 
@@ -14,15 +16,23 @@ def _lines(tag, n):
     return "".join("%s line %03d\n" % (tag, i) for i in range(1, n + 1))
 
 
-def _screen_after(g, keys, want, absent=(), font=None):
-    """Press keys (a list of key tuples), then wait for want on screen; no
-    line of absent may be there."""
+def _screen_after(g, keys, want, absent=(), font=None, timeout=20):
+    """Press keys (a list of key tuples), then wait for a screen with want
+    on it and no line of absent.  The console draws straight into the
+    buffer on screen, so a screendump can catch a redraw half done (the
+    rows of the old view above those of the new one, seen once in a whole
+    suite): such a screen is read again, and only one that stays wrong
+    until the timeout fails."""
     for k in keys:
         g.send_key(*k)
-    _, text = g.wait_screen_text(want, font=font)
-    there = [a for a in absent if a in text]
-    check(not there, "%r on screen with %r:\n%s" % (there, want, text))
-    return text
+    deadline = time.monotonic() + timeout
+    while True:
+        _, text = g.wait_screen_text(want, font=font, timeout=timeout)
+        there = [a for a in absent if a in text]
+        if not there:
+            return text
+        check(time.monotonic() < deadline, "%r on screen with %r:\n%s" % (there, want, text))
+        time.sleep(0.2)
 
 
 UP, DOWN = ("shift", "pgup"), ("shift", "pgdn")
