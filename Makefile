@@ -88,13 +88,13 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 DEBUG_MODS := test_seat test_console test_fonts test_scrollback test_cursor test_panic \
-	test_client test_faultinject \
+	test_client test_faultinject test_pstore \
 	$(basename $(notdir $(wildcard tests/guest/test_fuzz.py tests/guest/test_faults.py)))
 # test_faults' unload cycles count slab objects, which kmemleak's own and
 # the deferred frees of the debug kernel make grow: kmemleak judges leaks
-# there instead.
+# there instead.  The debug kernel is built without ramoops.
 DEBUG_SELECT := test_seat.test_seat_cycle $(addsuffix .,$(filter-out test_seat,$(DEBUG_MODS))) -xorg \
-	-test_unload_busy_and_cycles
+	-test_unload_busy_and_cycles -test_ramoops_first
 test-debug: deps
 	$(MAKE) userspace
 	sh scripts/debug-kernel.sh
