@@ -193,6 +193,7 @@ void kmsvt_pstore_panic(struct kmsvt_device *kdev, const char *reason);
 /* panic/test_hooks.c, in the tests' build only (Kbuild: KMSVT_TEST_HOOKS) */
 #ifdef KMSVT_TEST_HOOKS
 void kmsvt_panic_test_debugfs_init(struct kmsvt_device *kdev, struct dentry *root);
+void kmsvt_pstore_test_garbage(struct kmsvt_device *kdev);
 #else
 static inline void kmsvt_panic_test_debugfs_init(struct kmsvt_device *kdev,
 						 struct dentry *root)

@@ -24,6 +24,7 @@
 #include <linux/io.h>
 #include <linux/kmsg_dump.h>
 #include <linux/pstore_zone.h>
+#include <linux/random.h>
 #include <linux/sizes.h>
 #include <linux/time64.h>
 
@@ -123,22 +124,22 @@ static ssize_t kmsvt_pstore_panic_write(const char *buf, size_t size, loff_t off
 	return kmsvt_pstore_write(buf, size, off);
 }
 
-static void kmsvt_pstore_head_crc(struct kmsvt_pstore_head *h)
+/* The head's CRC: over everything before its crc field. */
+static u32 kmsvt_pstore_head_sum(const struct kmsvt_pstore_head *h)
 {
-	h->crc = cpu_to_le32(crc32_le(0, (const u8 *)h, offsetof(struct kmsvt_pstore_head, crc)));
+	return crc32_le(0, (const u8 *)h, offsetof(struct kmsvt_pstore_head, crc));
 }
 
 static bool kmsvt_pstore_head_valid(struct kmsvt_device *kdev, const struct kmsvt_pstore_head *h)
 {
 	return le32_to_cpu(h->magic) == KMSVT_PSTORE_MAGIC &&
 	       le32_to_cpu(h->zones_size) == kmsvt_pstore_zones_size(kdev) &&
-	       le32_to_cpu(h->crc) == crc32_le(0, (const u8 *)h,
-					       offsetof(struct kmsvt_pstore_head, crc));
+	       le32_to_cpu(h->crc) == kmsvt_pstore_head_sum(h);
 }
 
 static void kmsvt_pstore_head_write(struct kmsvt_device *kdev, struct kmsvt_pstore_head *h)
 {
-	kmsvt_pstore_head_crc(h);
+	h->crc = cpu_to_le32(kmsvt_pstore_head_sum(h));
 	memcpy_toio(kdev->vram + kdev->layout.pstore_start, h, sizeof(*h));
 }
 
@@ -233,6 +234,31 @@ static void kmsvt_pstore_check_head(struct kmsvt_device *kdev)
 	h.zones_size = cpu_to_le32(kmsvt_pstore_zones_size(kdev));
 	kmsvt_pstore_head_write(kdev, &h);
 }
+
+#ifdef KMSVT_TEST_HOOKS
+/*
+ * The tests' garbage (test_hooks.c): random bytes over the zones, the first
+ * with pstore_zone's signature and an impossible length and start.  The
+ * head stays, so that the garbage is read at the next boot.
+ */
+void kmsvt_pstore_test_garbage(struct kmsvt_device *kdev)
+{
+	u64 off, size = kmsvt_pstore_zones_size(kdev);
+	struct kmsvt_psz_buffer bad = {
+		.sig = KMSVT_PSZ_SIG, .datalen = 0xfffff000, .start = 0x7fffffff,
+	};
+	u8 junk[256];
+
+	if (!kdev->layout.pstore_size)
+		return;
+	for (off = 0; off < size; off += sizeof(junk)) {
+		get_random_bytes(junk, sizeof(junk));
+		memcpy_toio(kmsvt_pstore_zones(kdev) + off, junk,
+			    min_t(u64, sizeof(junk), size - off));
+	}
+	memcpy_toio(kmsvt_pstore_zones(kdev), &bad, sizeof(bad));
+}
+#endif
 
 static struct pstore_zone_info kmsvt_pstore_info = {
 	.owner = THIS_MODULE,

@@ -11,8 +11,6 @@
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/moduleparam.h>
-#include <linux/random.h>
-#include <linux/sizes.h>
 #include <linux/uaccess.h>
 #include <drm/drm_modeset_lock.h>
 
@@ -44,23 +42,6 @@ static noinline void kmsvt_test_oops(void)
 	*p = 0x6b6b6b6b;
 }
 
-/* The strip's head (4 KiB, panic/pstore.c) stays, so the garbage is read. */
-static void kmsvt_test_pstore_garbage(struct kmsvt_device *kdev)
-{
-	u8 __iomem *zones = kdev->vram + kdev->layout.pstore_start + SZ_4K;
-	u64 off, size = kdev->layout.pstore_size - SZ_4K;
-	u32 bad[3] = { 0x43474244, 0xfffff000, 0x7fffffff };	/* sig, datalen, start */
-	u8 junk[256];
-
-	if (kdev->layout.pstore_size <= SZ_4K)
-		return;
-	for (off = 0; off < size; off += sizeof(junk)) {
-		get_random_bytes(junk, sizeof(junk));
-		memcpy_toio(zones + off, junk, min_t(u64, sizeof(junk), size - off));
-	}
-	memcpy_toio(zones, bad, sizeof(bad));
-}
-
 static ssize_t kmsvt_panic_test_write(struct file *file, const char __user *ubuf, size_t len,
 				      loff_t *ppos)
 {
@@ -79,7 +60,7 @@ static ssize_t kmsvt_panic_test_write(struct file *file, const char __user *ubuf
 	} else if (!strcmp(word, "oops")) {
 		kmsvt_test_oops();
 	} else if (!strcmp(word, "pstore_garbage")) {
-		kmsvt_test_pstore_garbage(kdev);
+		kmsvt_pstore_test_garbage(kdev);
 	} else {
 		return -EINVAL;
 	}
