@@ -30,12 +30,8 @@ def _guest(ctx, name, cmdline=""):
 
 
 def _reboot(g, how):
-    """Write how (a shell command that reboots or crashes) and wait for the
-    next boot's shell."""
-    g.before_crash()
-    since = g.serial_offset()
-    g.write(how + "\n")
-    g.boot(since=since)
+    """The next boot after how (Guest.rebooted), /sys/fs/pstore mounted."""
+    g.rebooted(how)
     _mount(g)
 
 

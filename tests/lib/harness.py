@@ -170,6 +170,14 @@ class Guest(Vm):
             self.crash_sent = True
             self.reports_before_crash = kernel_reports(self.dmesg())
 
+    def rebooted(self, how, timeout=None):
+        """Write how (a shell command that reboots or crashes a guest
+        started with reboot=True) and wait for the next boot's shell."""
+        self.before_crash()
+        since = self.serial_offset()
+        self.write(how + "\n")
+        self.boot(timeout=timeout, since=since)
+
     def memcheck_problems(self):
         """What the kernel reported during the test, as a list of
         excerpts: read from dmesg while the guest runs; a guest that

@@ -301,8 +301,5 @@ def _settle(g):
 def rebooted(g, how, timeout=300):
     """Write how (a command that reboots or crashes the guest) and wait for
     the next boot's login shell."""
-    g.before_crash()
-    since = g.serial_offset()
-    g.write(how + "\n")
-    g.boot(timeout=timeout, since=since)
+    g.rebooted(how, timeout)
     _settle(g)
