@@ -209,7 +209,11 @@ class Guest(Vm):
         self.write_file("/dev/tty%d" % tty, text)
 
     def write_file(self, path, text):
-        esc = text.replace("\\", "\\\\").replace("'", "'\\''")
+        """text into path, byte for byte: one printf line over the serial
+        shell (text is its format, so backslashes, per cents and newlines
+        are escaped)."""
+        esc = (text.replace("\\", "\\\\").replace("%", "%%").replace("'", "'\\''")
+               .replace("\n", "\\n"))
         self.sh("printf '%s' > %s" % (esc, path), check=True)
 
     def screen(self, save_as=None):

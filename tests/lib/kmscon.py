@@ -33,12 +33,9 @@ def start(g, script, vt=2, marker=None, timeout=90):
 
 
 def write_script(g, path, script):
-    """A shell script at path (in the busybox guest), one printf line over
-    the serial shell."""
-    text = "#!/bin/sh\n" + script + "\n"
-    esc = (text.replace("\\", "\\\\").replace("%", "%%").replace("'", "'\\''")
-           .replace("\n", "\\n"))
-    g.sh("printf '%s' > %s && chmod +x %s" % (esc, path, path), check=True)
+    """A shell script at path (in the busybox guest)."""
+    g.write_file(path, "#!/bin/sh\n" + script + "\n")
+    g.sh("chmod +x %s" % path, check=True)
 
 
 def log(g):
