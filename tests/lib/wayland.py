@@ -32,6 +32,7 @@ USERS = {"alice": 1001, "bob": 1002}
 PATH = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
 SWAY_LOG = "/tmp/sway-%s.log"
 WESTON_LOG = "/tmp/weston.log"
+WESTON_OUT = "/tmp/weston.out"
 SEATD_LOG = "/tmp/seatd.log"
 UDEV_LOG = "/tmp/udevd.log"
 # udevadm trigger does nothing in a chroot ("Running in chroot, ignoring
@@ -127,14 +128,15 @@ class WaylandGuest(xorg.XorgGuest):
                                  logs=(SWAY_LOG % user, SEATD_LOG))
 
     def start_weston(self, vt, rgb):
-        """weston on vt as root, pixman, its background rgb; it switches
-        to its VT itself.  Returns once it shows."""
+        """weston on vt (switched to first) as root, pixman, its background
+        rgb; returns once it shows.  Its log has the drm-backend scope."""
+        self.sh("chvt %d" % vt, check=True)
         self.write_chroot("/root/weston.ini", weston_ini(rgb))
-        self.wsh(daemon("weston --tty=%d --use-pixman --config=/root/weston.ini "
-                        "--log=%s --debug </dev/null >/tmp/weston.out 2>&1" % (vt, WESTON_LOG)),
-                 check=True)
+        self.wsh(daemon("weston --tty=%d --use-pixman --config=/root/weston.ini --log=%s "
+                        "--logger-scopes=log,drm-backend </dev/null >%s 2>&1"
+                        % (vt, WESTON_LOG, WESTON_OUT)), check=True)
         return self.wait_picture(rgb, "weston on VT%d" % vt, timeout=120,
-                                 logs=(WESTON_LOG, "/tmp/weston.out"))
+                                 logs=(WESTON_LOG, WESTON_OUT))
 
     def start_xorg_root(self, display, vt, rgb):
         """Xorg :display on vt (xorg.py), the root window in rgb, no cursor."""
@@ -161,11 +163,11 @@ class WaylandGuest(xorg.XorgGuest):
             time.sleep(0.5)
 
     def masters(self):
-        """The DRM clients holding master now (debugfs clients: master y)."""
+        """(command, uid) of each DRM client holding master now (debugfs
+        clients: command tgid dev master a uid magic)."""
         _, out = self.sh("cat /sys/kernel/debug/dri/0/clients")
         rows = [line.split() for line in out.splitlines()[1:]]
-        # command tgid dev master a uid magic
-        return [r[0] for r in rows if len(r) >= 7 and r[3] == "y"]
+        return sorted((r[0], int(r[5])) for r in rows if len(r) >= 7 and r[3] == "y")
 
     def save_logs(self, paths):
         """Each chroot log as build/test-logs/<guest>-<name>; their texts."""

@@ -1,0 +1,161 @@
+"""Guest tests: real Wayland compositors (Debian 12's sway 1.7 under seatd,
+weston 10) beside an Xorg server and the console, on kmsvt, in one boot:
+switching among all of them by chvt and by the keys, each picture read
+off the screen after every switch, no modeset for these same-mode
+switches, and the panic screen over sway.  The image and the helpers are
+tests/lib/xorg.py and tests/lib/wayland.py."""
+import re
+import time
+
+import wayland
+import xorg
+from debugfs import debugfs_numbers
+from harness import check
+from panicscreen import assert_panic_screen, crash
+
+PREPARE = xorg.prepare
+
+CONSOLE = "CONSOLE ON TTY1 BESIDE WAYLAND"
+# VT -> (what runs there, its background colour); VT1 is the console.
+SESSIONS = {2: ("sway alice", (0x80, 0x20, 0x20)),
+            3: ("sway bob", (0x20, 0x80, 0x20)),
+            4: ("weston", (0x20, 0x20, 0x80)),
+            5: ("Xorg", (0x70, 0x60, 0x10))}
+# VT -> the DRM client (command, uid) that must be master while it is in
+# front, and no other compositor.  seatd opens a sway's card0 and so is
+# listed too (as root) while a sway is in front.
+MASTER = {2: ("sway", wayland.USERS["alice"]), 3: ("sway", wayland.USERS["bob"]),
+          4: ("weston", 0), 5: ("Xorg", 0)}
+XORG_DISPLAY = 0
+
+# Error lines that have nothing to do with the driver, by log; each is
+# explained in docs/DESKTOPS.md.  Any other line with an error in it fails.
+ERROR_RX = r"\[ERROR\]|\(EE\)|\berror\b|\bfailed\b"
+HARMLESS = {
+    wayland.WESTON_LOG: (r"logind: cannot setup systemd-logind helper",),
+    "Xorg": (r"\(WW\) warning, \(EE\) error,",
+             r'\(EE\) Failed to load module "(fbdev|vesa)" \(module does not exist',
+             r"xf86OpenConsole: setsid failed",
+             r"\(EE\) dbus-core: error connecting to system bus",
+             r"modeset\(0\): glamor initialization failed"),
+}
+
+
+def pair_walk(nodes, start):
+    """A walk from start through every ordered pair (a, b), a != b, of
+    nodes exactly once (an Eulerian circuit of the complete digraph)."""
+    left = {a: [b for b in nodes if b != a] for a in nodes}
+    stack, walk = [start], []
+    while stack:
+        a = stack[-1]
+        if left[a]:
+            stack.append(left[a].pop(0))
+        else:
+            walk.append(stack.pop())
+    return walk[::-1]
+
+
+def show(g, vt, timeout=30):
+    """Wait until the screen shows vt's owner; the seconds it took."""
+    if vt in SESSIONS:
+        what, rgb = SESSIONS[vt]
+        _, secs = g.wait_picture(rgb, "%s (VT%d)" % (what, vt), timeout=timeout, logs=LOGS)
+        return secs
+    t0 = time.monotonic()
+    img, _ = g.wait_screen_text(CONSOLE, timeout=timeout)
+    check((img.width, img.height) == wayland.SIZE, "console at %dx%d" % (img.width, img.height))
+    for what, rgb in SESSIONS.values():
+        check(xorg.colour_count(img, rgb) == 0, "the console shows %s's colour" % what)
+    return time.monotonic() - t0
+
+
+LOGS = (wayland.SWAY_LOG % "alice", wayland.SWAY_LOG % "bob", wayland.WESTON_LOG,
+        wayland.SEATD_LOG)
+
+
+def start_all(g):
+    """The console's text on tty1, udev, seatd, and every session of
+    SESSIONS started on its VT; the seconds each took to show."""
+    g.tty_write("\033[2J\033[H" + CONSOLE + "\n")
+    g.wait_screen_text(CONSOLE)
+    g.setup_users()
+    t = {}
+    t0 = time.monotonic()
+    g.start_udev()
+    t["udev"] = time.monotonic() - t0
+    g.start_seatd()
+    for vt, user in ((2, "alice"), (3, "bob")):
+        t0 = time.monotonic()
+        g.start_sway(user, vt, SESSIONS[vt][1])
+        t["sway " + user] = time.monotonic() - t0
+    t0 = time.monotonic()
+    g.start_weston(4, SESSIONS[4][1])
+    t["weston"] = time.monotonic() - t0
+    t["Xorg"] = g.start_xorg_root(XORG_DISPLAY, 5, SESSIONS[5][1])
+    print("%s: up after %s" % (g.name, ", ".join("%s %.0f s" % kv for kv in t.items())),
+          flush=True)
+
+
+def check_logs(g):
+    """Keep every log; the error lines that are not known harmless ones."""
+    texts = g.save_logs(LOGS + (wayland.WESTON_OUT, wayland.UDEV_LOG))
+    texts["Xorg"] = g.xorg_log(XORG_DISPLAY)
+    xorg.save(g, "Xorg.%d.log" % XORG_DISPLAY, texts["Xorg"])
+    bad = []
+    for name, text in texts.items():
+        for line in text.splitlines():
+            if re.search(ERROR_RX, line, re.I) and not any(
+                    re.search(h, line) for h in HARMLESS.get(name, ())):
+                bad.append("%s: %s" % (name, line))
+    return bad
+
+
+def test_wayland_switching(ctx):
+    """The console, two sways (alice, bob), weston and Xorg on VT1-5: chvt
+    through every ordered pair of them, each picture read after every
+    switch, no modeset or mode reload and one DRM master at a time; then
+    Ctrl+Alt+Fn from the console and from each compositor; then a panic
+    with sway in front, its screen read."""
+    g = wayland.guest(ctx, "wayland")
+    start_all(g)
+
+    # Xorg is in front now.
+    walk = pair_walk([1, 2, 3, 4, 5], 5)
+    before = debugfs_numbers(g, "kmsvt_stats")
+    t0 = time.monotonic()
+    worst = 0.0
+    for vt in walk[1:]:
+        g.sh("chvt %d" % vt, check=True)
+        worst = max(worst, show(g, vt))
+        masters = g.masters()
+        want = [MASTER[vt]] if vt in MASTER else []
+        seatd = [("seatd", 0)] if vt in (2, 3) else []
+        check([m for m in masters if m not in seatd] == want and
+              all(m in masters for m in seatd),
+              "%s: on VT%d the DRM masters are %r, want %r" % (g.name, vt, masters, want + seatd))
+    after = debugfs_numbers(g, "kmsvt_stats")
+    print("%s: %d chvt switches in %.0f s (slowest picture %.1f s), kmsvt_stats %r -> %r" % (
+        g.name, len(walk) - 1, time.monotonic() - t0, worst, before, after), flush=True)
+    check(after["modesets"] == before["modesets"] and
+          after["mode_reloads"] == before["mode_reloads"],
+          "%s: %d modesets, %d mode reloads in same-mode switches" % (
+              g.name, after["modesets"] - before["modesets"],
+              after["mode_reloads"] - before["mode_reloads"]))
+
+    # The keys: the kernel's keyboard handler from the console, the
+    # compositor's own (libinput) from sway, weston and Xorg.
+    t0 = time.monotonic()
+    for frm, to in ((1, 2), (2, 4), (4, 3), (3, 5), (5, 1), (1, 4), (4, 2)):
+        g.sh("chvt %d" % frm, check=True)
+        show(g, frm)
+        g.send_key("ctrl", "alt", "f%d" % to)
+        show(g, to)
+    print("%s: Ctrl+Alt+Fn switches in %.0f s" % (g.name, time.monotonic() - t0), flush=True)
+
+    bad = check_logs(g)
+    check(not bad, "%s: errors logged:\n%s" % (g.name, "\n".join(bad)))
+    g.assert_no_oops()
+
+    # Alice's sway in front (VT2, from the last key switch): the panic screen.
+    crash(g)
+    assert_panic_screen(g, "sysrq_handle_crash", "sysrq triggered crash", wayland.SIZE)
