@@ -1,5 +1,6 @@
 """Guest tests: real Wayland compositors (Debian 12's sway 1.7 under seatd,
-weston 10) beside an Xorg server and the console, on kmsvt, in one boot:
+weston 10) beside an Xorg server, a kmsvt-session and the console, on
+kmsvt, in one boot:
 switching among all of them by chvt and by the keys, each picture read
 off the screen after every switch, no modeset for these same-mode
 switches, and the panic screen over sway.  The image and the helpers are
@@ -7,6 +8,7 @@ tests/lib/xorg.py and tests/lib/wayland.py."""
 import re
 import time
 
+import seat
 import wayland
 import xorg
 from debugfs import debugfs_numbers
@@ -26,6 +28,11 @@ SESSIONS = {2: ("sway alice", (0x80, 0x20, 0x20)),
 # listed too (as root) while a sway is in front.
 MASTER = {2: ("sway", wayland.USERS["alice"]), 3: ("sway", wayland.USERS["bob"]),
           4: ("weston", 0), 5: ("Xorg", 0)}
+# kmsvt-session (tests/lib/seat.py) under the same seatd on VT6: its
+# name is its picture; it takes no file of its own, so seatd's file (or,
+# by the kernel's count, the session's) is the master.
+SESSION_VT, SESSION_NAME = 6, "carol"
+SESSION_MASTERS = (("seatd", 0), ("kmsvt-session", 0))
 XORG_DISPLAY = 0
 
 # Error lines that have nothing to do with the driver, by log; each is
@@ -57,6 +64,17 @@ def pair_walk(nodes, start):
 
 def show(g, vt, timeout=30):
     """Wait until the screen shows vt's owner; the seconds it took."""
+    if vt == SESSION_VT:
+        t0 = time.monotonic()
+        want = "kmsvt-session " + SESSION_NAME
+        while True:
+            img, text = seat.top_text(g)
+            if want in text and all(xorg.colour_count(img, rgb) == 0
+                                    for _, rgb in SESSIONS.values()):
+                return time.monotonic() - t0
+            check(time.monotonic() - t0 < timeout, "%s: VT%d: %r not on screen: %s, %r" % (
+                g.name, vt, want, wayland.describe(img), text))
+            time.sleep(0.3)
     if vt in SESSIONS:
         what, rgb = SESSIONS[vt]
         _, secs = g.wait_picture(rgb, "%s (VT%d)" % (what, vt), timeout=timeout, logs=LOGS)
@@ -70,7 +88,7 @@ def show(g, vt, timeout=30):
 
 
 LOGS = (wayland.SWAY_LOG % "alice", wayland.SWAY_LOG % "bob", wayland.WESTON_LOG,
-        wayland.SEATD_LOG)
+        wayland.SEATD_LOG, "/tmp/%s.log" % SESSION_NAME)
 
 
 def start_all(g):
@@ -91,9 +109,24 @@ def start_all(g):
     t0 = time.monotonic()
     g.start_weston(4, SESSIONS[4][1])
     t["weston"] = time.monotonic() - t0
+    t["kmsvt-session"] = g.start_session(SESSION_VT, SESSION_NAME)
     t["Xorg"] = g.start_xorg_root(XORG_DISPLAY, 5, SESSIONS[5][1])
     print("%s: up after %s" % (g.name, ", ".join("%s %.0f s" % kv for kv in t.items())),
           flush=True)
+
+
+def check_masters(g, vt):
+    """Only vt's owner holds DRM master (seatd's file for a seatd client)."""
+    masters = g.masters()
+    if vt == SESSION_VT:
+        ok = masters and all(m in SESSION_MASTERS for m in masters)
+        want = "some of %r" % (SESSION_MASTERS,)
+    else:
+        want = [MASTER[vt]] if vt in MASTER else []
+        if vt in (2, 3):
+            want = sorted(want + [("seatd", 0)])
+        ok = masters == want
+    check(ok, "%s: on VT%d the DRM masters are %r, want %s" % (g.name, vt, masters, want))
 
 
 def check_logs(g):
@@ -111,7 +144,8 @@ def check_logs(g):
 
 
 def test_wayland_switching(ctx):
-    """The console, two sways (alice, bob), weston and Xorg on VT1-5: chvt
+    """The console, two sways (alice, bob), weston, Xorg and a kmsvt-session
+    on VT1-6: chvt
     through every ordered pair of them, each picture read after every
     switch, no modeset or mode reload and one DRM master at a time; then
     Ctrl+Alt+Fn from the console and from each compositor; then a panic
@@ -120,19 +154,14 @@ def test_wayland_switching(ctx):
     start_all(g)
 
     # Xorg is in front now.
-    walk = pair_walk([1, 2, 3, 4, 5], 5)
+    walk = pair_walk([1, 2, 3, 4, 5, SESSION_VT], 5)
     before = debugfs_numbers(g, "kmsvt_stats")
     t0 = time.monotonic()
     worst = 0.0
     for vt in walk[1:]:
         g.sh("chvt %d" % vt, check=True)
         worst = max(worst, show(g, vt))
-        masters = g.masters()
-        want = [MASTER[vt]] if vt in MASTER else []
-        seatd = [("seatd", 0)] if vt in (2, 3) else []
-        check([m for m in masters if m not in seatd] == want and
-              all(m in masters for m in seatd),
-              "%s: on VT%d the DRM masters are %r, want %r" % (g.name, vt, masters, want + seatd))
+        check_masters(g, vt)
     after = debugfs_numbers(g, "kmsvt_stats")
     print("%s: %d chvt switches in %.0f s (slowest picture %.1f s), kmsvt_stats %r -> %r" % (
         g.name, len(walk) - 1, time.monotonic() - t0, worst, before, after), flush=True)
@@ -145,12 +174,20 @@ def test_wayland_switching(ctx):
     # The keys: the kernel's keyboard handler from the console, the
     # compositor's own (libinput) from sway, weston and Xorg.
     t0 = time.monotonic()
-    for frm, to in ((1, 2), (2, 4), (4, 3), (3, 5), (5, 1), (1, 4), (4, 2)):
+    for frm, to in ((1, 2), (2, 4), (4, 3), (3, 5), (5, 1), (1, 4), (4, 6), (6, 2)):
         g.sh("chvt %d" % frm, check=True)
         show(g, frm)
         g.send_key("ctrl", "alt", "f%d" % to)
         show(g, to)
     print("%s: Ctrl+Alt+Fn switches in %.0f s" % (g.name, time.monotonic() - t0), flush=True)
+    # sway and kmsvt-session read those keys themselves and asked seatd
+    # (libseat) for the switch;
+    # a chvt never shows in seatd's log this way.
+    _, seatd = g.wsh("cat " + wayland.SEATD_LOG)
+    for frm, to in ((2, 4), (3, 5), (6, 2)):
+        check("Switching from VT %d to VT %d" % (frm, to) in seatd,
+              "%s: the session on VT%d did not ask seatd for VT%d:\n%s" % (
+                  g.name, frm, to, seatd[-3000:]))
 
     bad = check_logs(g)
     check(not bad, "%s: errors logged:\n%s" % (g.name, "\n".join(bad)))

@@ -9,6 +9,9 @@ also runs:
   seatd       seatd -g video in the chroot; sway's libseat talks to it
   sway        as a user of group video (alice, bob: sway refuses root),
               pixman renderer, one solid background colour per user
+  kmsvt-session
+              the project's own libseat session (userspace/), under the
+              same seatd, its name read off the screen (tests/lib/seat.py)
   weston      as root on its own VT (--tty=N: Debian's weston 10 has no
               libseat, it takes the VT itself as Xorg does), pixman, its
               desktop shell with no panel and a solid background colour
@@ -21,6 +24,8 @@ user's screen never passes.
 import os
 import time
 
+import initramfs
+import seat
 import xorg
 from harness import TestFailure, check, daemon
 from vm import LOGDIR
@@ -138,6 +143,20 @@ class WaylandGuest(xorg.XorgGuest):
         return self.wait_picture(rgb, "weston on VT%d" % vt, timeout=120,
                                  logs=(WESTON_LOG, WESTON_OUT))
 
+    def start_session(self, vt, name, timeout=60):
+        """kmsvt-session NAME on vt under seatd (switched to first), as root;
+        returns once its name shows at the top of the screen."""
+        self.sh("chvt %d" % vt, check=True)
+        self.wsh(daemon("kmsvt-session --name %s --check-revoked >/tmp/%s.log 2>&1 </dev/null"
+                        % (name, name)), env="LIBSEAT_BACKEND=seatd", check=True)
+        want = "kmsvt-session " + name
+        t0 = time.monotonic()
+        while want not in seat.top_text(self)[1]:
+            check(time.monotonic() - t0 < timeout, "%s: %r not on screen: %r\n%s" % (
+                self.name, want, seat.top_text(self)[1], self.wsh("tail /tmp/%s.log" % name)[1]))
+            time.sleep(0.3)
+        return time.monotonic() - t0
+
     def start_xorg_root(self, display, vt, rgb):
         """Xorg :display on vt (xorg.py), the root window in rgb, no cursor."""
         secs = self.start_xorg(display=display, vt=vt, args="-nolisten tcp -noreset -nocursor")
@@ -196,6 +215,12 @@ def describe(img):
         "#%s (%d%%)" % (k.hex(), 100 * v // max(1, sum(counts.values()))) for k, v in top))
 
 
+SESSION = os.path.join(initramfs.BUILD, "userspace", "kmsvt-session")
+
+
 def guest(ctx, name, mem=1024, **kw):
-    """A WaylandGuest: the Xorg image mounted, evdev in the initramfs."""
-    return xorg.guest(ctx, name, mem=mem, modules=("evdev",), cls=WaylandGuest, **kw)
+    """A WaylandGuest: the Xorg image mounted, evdev in the initramfs,
+    kmsvt-session in the chroot."""
+    check(os.path.exists(SESSION), "%s missing: run make" % SESSION)
+    return xorg.guest(ctx, name, mem=mem, modules=("evdev",), programs=(SESSION,),
+                      cls=WaylandGuest, **kw)
