@@ -16,10 +16,10 @@ also runs:
               libseat, it takes the VT itself as Xorg does), pixman, its
               desktop shell with no panel and a solid background colour
 
-Each session's picture is one colour over the whole screen; picture()
-finds whose it is from a screendump, strictly: the colour must cover all
-of the 1280x800 screen but a cursor's worth, so a black, stale or other
-user's screen never passes.
+Each compositor's picture is one colour over the whole screen (Xorg's is
+its root window's, start_xorg_root()); wait_picture() screendumps until
+covers() sees that colour over all of the 1280x800 screen but a cursor's
+worth, so a black, stale or other user's screen never passes.
 """
 import os
 import time
