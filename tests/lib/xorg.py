@@ -4,7 +4,10 @@ that run Xorg on kmsvt from the busybox initramfs.
 build_image() makes (once, cached under build/rootfs-xorg/ with stamps)
 
   root/       debootstrap --variant=minbase bookworm with PACKAGES, from
-              the Debian mirror the host's apt uses (mirror())
+              the Debian mirror the host's apt uses (mirror()), then
+              apt-get install --no-install-recommends CHROOT_PACKAGES
+              inside it (the Wayland compositors, seatd, udev: debootstrap
+              cannot resolve sway's polkitd, apt can)
   fonts/      kmsvt-console.bdf: the kernel's font_8x16 (the very glyphs the
               screen reader matches, from screenreader.load_font()) as an
               X core font; bdftopcf and mkfontdir run inside root/ and put
@@ -40,8 +43,13 @@ from vm import LOGDIR
 
 SUITE = "bookworm"
 PACKAGES = ("xserver-xorg-core", "xterm", "x11-xserver-utils", "procps", "xfonts-utils", "kmscon")
+# Installed by apt-get inside root/ after debootstrap (tests/lib/wayland.py
+# runs them): sway and weston, seatd for sway's libseat, swaybg for
+# sway's solid background, udev and Xorg's libinput driver so that the
+# compositors read the keyboard (Ctrl+Alt+Fn).
+CHROOT_PACKAGES = ("sway", "swaybg", "weston", "seatd", "udev", "xserver-xorg-input-libinput")
 # Bump when the way root/ or the image is made changes.
-LAYOUT = 1
+LAYOUT = 2
 
 DIR = os.path.join(initramfs.BUILD, "rootfs-xorg")
 ROOT = os.path.join(DIR, "root")
@@ -180,6 +188,7 @@ def mirror(suite=SUITE):
 
 def _root_key():
     return json.dumps({"suite": SUITE, "mirror": mirror(), "packages": sorted(PACKAGES),
+                       "chroot_packages": sorted(CHROOT_PACKAGES),
                        "variant": "minbase", "layout": LAYOUT}, sort_keys=True)
 
 
@@ -204,11 +213,42 @@ def build_root():
     if left:
         raise XorgError("debootstrap left mounts behind: %s" % left)
     log("debootstrap took %.0f s" % secs)
+    secs += apt_install(tmp)
     _remove_tree(ROOT)
     os.rename(tmp, ROOT)
     _write(os.path.join(DIR, "debootstrap.seconds"), "%.1f\n" % secs)
     _write(stamp, key)
     return True
+
+
+def apt_install(root):
+    """apt-get install CHROOT_PACKAGES in root (debootstrap's sources.list
+    names the same mirror, its resolv.conf is the host's); returns the
+    seconds it took.  No daemon may start in the chroot (policy-rc.d says
+    no); /proc is mounted for the maintainer scripts and unmounted after."""
+    policy = os.path.join(root, "usr/sbin/policy-rc.d")
+    _write(policy, "#!/bin/sh\nexit 101\n")
+    os.chmod(policy, 0o755)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive", LC_ALL="C")
+    proc = os.path.join(root, "proc")
+    subprocess.run(["mount", "-t", "proc", "proc", proc], check=True)
+    try:
+        log("apt-get install %s in the chroot ..." % " ".join(CHROOT_PACKAGES))
+        _, t1 = _run(["chroot", root, "apt-get", "update"], "apt-get update", env=env)
+        _, t2 = _run(["chroot", root, "apt-get", "install", "-y", "--no-install-recommends"]
+                     + list(CHROOT_PACKAGES), "apt-get install", env=env)
+        _run(["chroot", root, "apt-get", "clean"], "apt-get clean", env=env)
+    finally:
+        subprocess.run(["umount", proc], check=False)
+        os.unlink(policy)
+    lists = os.path.join(root, "var/lib/apt/lists")
+    shutil.rmtree(lists, ignore_errors=True)
+    os.makedirs(os.path.join(lists, "partial"))
+    left = _mounts_under(root)
+    if left:
+        raise XorgError("apt-get install left mounts behind: %s" % left)
+    log("apt-get install took %.0f s" % (t1 + t2))
+    return t1 + t2
 
 
 def install_font():
@@ -339,12 +379,13 @@ def initrd_files(rel):
     return files
 
 
-def initrd(rel, flavour="kmsvt", programs=()):
-    """The flavour's initramfs plus the disk modules (cached per run), and
-    programs (host paths; mount_root() copies them into the chroot)."""
-    tag = "-".join(["xorg", flavour] + [os.path.basename(p) for p in programs])
+def initrd(rel, flavour="kmsvt", programs=(), modules=()):
+    """The flavour's initramfs plus the disk modules (cached per run),
+    programs (host paths; mount_root() copies them into the chroot) and
+    further kernel modules (modprobe'd by the tests)."""
+    tag = "-".join(["xorg", flavour] + [os.path.basename(p) for p in programs] + list(modules))
     return harness.initrd(rel, flavour, extra_files=initrd_files(rel), tag=tag,
-                          programs=list(programs))
+                          programs=list(programs), modules=tuple(modules))
 
 
 # ------------------------------------------------------------------ guest
@@ -410,14 +451,16 @@ class XorgGuest(harness.Guest):
         return self.xsh("cat /var/log/Xorg.%d.log" % display, timeout=60)[1]
 
 
-def guest(ctx, name, flavour="kmsvt", mem=1024, programs=(), cmdline="", **kw):
-    """Boot a guest with the flavour's driver, the Xorg disk mounted, and
-    programs (host paths, dynamically linked against the image's libraries)
-    in its /usr/local/bin."""
+def guest(ctx, name, flavour="kmsvt", mem=1024, programs=(), cmdline="", modules=(),
+          cls=XorgGuest, **kw):
+    """Boot a guest (an XorgGuest, or the subclass cls) with the flavour's
+    driver, the Xorg disk mounted, programs (host paths, dynamically linked
+    against the image's libraries) in its /usr/local/bin and modules in
+    its initramfs."""
     img = build_image()
-    rd = initrd(ctx.rel, flavour, programs)
+    rd = initrd(ctx.rel, flavour, programs, modules)
     extra = ["-drive", "file=%s,if=virtio,format=raw,snapshot=on" % img]
-    g = XorgGuest(ctx.rel, rd, cmdline=("drv=%s %s" % (flavour, cmdline)).strip(), mem=mem,
+    g = cls(ctx.rel, rd, cmdline=("drv=%s %s" % (flavour, cmdline)).strip(), mem=mem,
                   extra_args=extra, name="%s-%s" % (ctx.rel, name), **kw)
     g.programs = programs
     ctx.guests.append(g)
