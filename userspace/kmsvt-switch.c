@@ -11,6 +11,12 @@
  * (its status file in the sessions folder says "vt N"), the switch ends at
  * the first frame that session shows after the request, as its page-flip
  * event timestamped it.
+ *
+ * Any owner (Xorg, a compositor, the console) is timed with -d CARD, the
+ * same way on every driver: until the card's CRTC has another framebuffer
+ * than before the request (DRM_IOCTL_MODE_GETCRTC, which needs no master),
+ * i.e. the new owner's first commit.  A driver with vblanks shows it at the
+ * next one; in-tree bochs at once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +32,8 @@
 #include <unistd.h>
 #include <linux/kd.h>
 #include <linux/vt.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
 
 #include "session-status.h"
 #include "tool.h"
@@ -44,7 +52,7 @@ static double now_ms(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kmsvt-switch [-c TTY] [-t MS] [-s DIR] N\n"
+		"usage: kmsvt-switch [-c TTY] [-t MS] [-s DIR] [-d CARD] N\n"
 		"Make virtual terminal N (1-%d) the active one, as Alt+FN or chvt would,\n"
 		"and print how long the switch took, from the request until the kernel\n"
 		"reports N active and, when a kmsvt-session owns VT N, until that session\n"
@@ -56,12 +64,17 @@ static void usage(FILE *f)
 		"  -t, --timeout MS    give up after MS milliseconds (default 5000)\n"
 		"  -s, --sessions DIR  kmsvt-session's status folder (default\n"
 		"                      /run/kmsvt-session)\n"
+		"  -d, --card CARD     also wait for the new owner's first commit on CARD\n"
+		"                      (e.g. /dev/dri/card0), whoever the owner is: until\n"
+		"                      its CRTC has another framebuffer than before the\n"
+		"                      request\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Output: \"vt A -> N: active after T ms\", followed by \", first frame of\n"
-		"NAME after F ms\" when a session owns N.  Exit status 0 when N is active\n"
-		"(and its session showed a frame), 1 when the request failed or timed\n"
-		"out, 2 for bad usage.\n", VT_MAX);
+		"NAME after F ms\" when a session owns N, and with -d by \", new\n"
+		"framebuffer after P ms\".  Exit status 0 when N is active (and its\n"
+		"session showed a frame, the card a new framebuffer), 1 when the request\n"
+		"failed or timed out, 2 for bad usage.\n", VT_MAX);
 }
 
 /* N as a whole decimal number in 1..VT_MAX, or 0. */
@@ -177,22 +190,87 @@ static double wait_first_frame(const char *path, double t0, double deadline,
 	return -1;
 }
 
+/* The card watched with -d: its first CRTC (std-VGA has one). */
+struct card_watch {
+	int fd;
+	uint32_t crtc_id;
+	uint32_t fb_before;
+};
+
+/* The framebuffer the CRTC scans out now, 0 for none or on error. */
+static uint32_t crtc_fb(const struct card_watch *w)
+{
+	drmModeCrtc *crtc = drmModeGetCrtc(w->fd, w->crtc_id);
+	uint32_t fb = crtc ? crtc->buffer_id : 0;
+
+	drmModeFreeCrtc(crtc);
+	return fb;
+}
+
+static int watch_open(const char *card, struct card_watch *w)
+{
+	drmModeRes *res;
+
+	w->fd = open(card, O_RDWR | O_CLOEXEC);
+	if (w->fd < 0) {
+		fprintf(stderr, "kmsvt-switch: %s: %s\n", card, strerror(errno));
+		return -1;
+	}
+	/*
+	 * The first file opened on a card that has no master becomes its
+	 * master (the console in front: nobody is).  A watcher must not hold
+	 * the display the incoming session asks for: give it back at once.
+	 */
+	if (drmIsMaster(w->fd))
+		drmDropMaster(w->fd);
+	res = drmModeGetResources(w->fd);
+	if (!res || !res->count_crtcs) {
+		fprintf(stderr, "kmsvt-switch: %s: no CRTC\n", card);
+		drmModeFreeResources(res);
+		return -1;
+	}
+	w->crtc_id = res->crtcs[0];
+	drmModeFreeResources(res);
+	w->fb_before = crtc_fb(w);
+	return 0;
+}
+
+/*
+ * Wait until the CRTC scans out a framebuffer other than the one before
+ * the request: the new owner's first commit.  Its time in ms after t0, or
+ * -1 on timeout.
+ */
+static double wait_new_fb(const struct card_watch *w, double t0, double deadline)
+{
+	uint32_t fb;
+
+	do {
+		fb = crtc_fb(w);
+		if (fb && fb != w->fb_before)
+			return now_ms() - t0;
+		usleep(500);
+	} while (now_ms() < deadline);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "console", required_argument, NULL, 'c' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "sessions", required_argument, NULL, 's' },
+		{ "card", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	const char *tty = "/dev/tty0", *sessions = "/run/kmsvt-session";
+	const char *tty = "/dev/tty0", *sessions = "/run/kmsvt-session", *card = NULL;
+	struct card_watch watch = { .fd = -1 };
 	struct session_status st;
 	char path[4096];
 	double timeout = 5000, t0, t, frame, asked;
 	int o, vt, from, from_mode, cur, fd;
 
-	while ((o = getopt_long(argc, argv, "c:t:s:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "c:t:s:d:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
 			tty = optarg;
@@ -203,6 +281,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			sessions = optarg;
+			break;
+		case 'd':
+			card = optarg;
 			break;
 		default:
 			return tool_help(o, usage);
@@ -229,6 +310,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	from_mode = vt_mode(from);
+	if (card && watch_open(card, &watch))
+		return 1;
 	t0 = now_ms();
 	if (from != vt && ioctl(fd, VT_ACTIVATE, vt)) {
 		fprintf(stderr, "kmsvt-switch: VT_ACTIVATE %d: %s\n", vt, strerror(errno));
@@ -260,6 +343,17 @@ int main(int argc, char **argv)
 	}
 	revive_console(vt, from, from_mode);
 	printf("vt %d -> %d: active after %.3f ms", from, vt, t);
+	/* Between two text VTs the console keeps its framebuffer. */
+	if (card && from != vt && (from_mode != KD_TEXT || vt_mode(vt) != KD_TEXT)) {
+		frame = wait_new_fb(&watch, t0, t0 + timeout);
+		if (frame < 0) {
+			printf("\n");
+			fprintf(stderr, "kmsvt-switch: %s got no new framebuffer within %.0f ms\n",
+				card, timeout);
+			return 1;
+		}
+		printf(", new framebuffer after %.3f ms", frame);
+	}
 	if (from == vt || session_on(sessions, vt, &st, path, sizeof(path))) {
 		printf("\n");
 		return 0;

@@ -14,6 +14,9 @@ on every target kernel (or the releases given), in this order:
   switch fast user switching under seatd with two kmsvt-session sessions
          and the console: 100 switches of each kind per driver, p50/p95/max
          from the request to the first frame (tests/bench/switch.py)
+  desktop  switching among real sessions: the console, two users' sway,
+         weston, Xorg and a kmsvt-session, each switch timed up to the new
+         owner's first commit (tests/bench/desktop.py)
   console  256 KiB (then 4 MiB, one boot) of varied and of repeated text
          written to tty1 at 1280x800: kmsvt's console (8x16 with and
          without scrollback, TER16x32), fbcon on kmsvt (vtcon=0), bochs,
@@ -49,6 +52,7 @@ import kms  # noqa: E402
 import panic  # noqa: E402
 import panic_path  # noqa: E402
 import switch  # noqa: E402
+import desktop  # noqa: E402
 import console  # noqa: E402
 
 
@@ -120,6 +124,12 @@ def run_switch(kernels, boots=None, markdown=False, log=print):
     return switch.run_all(kernels, switch.DEFAULT_CYCLES, markdown, log)
 
 
+def run_desktop(kernels, boots=None, markdown=False, log=print):
+    """One boot per driver and kernel; -n does not apply (its cycles are
+    desktop.DEFAULT_CYCLES)."""
+    return desktop.run_all(kernels, desktop.DEFAULT_CYCLES, markdown, log)
+
+
 def run_console(kernels, boots=None, markdown=False, log=print):
     """256 KiB in -n (or console.DEFAULT_BOOTS) boots per flavour and kernel,
     then 4 MiB in one."""
@@ -137,6 +147,7 @@ BENCHMARKS = [
     ("panic", run_panic),
     ("panicpath", run_panic_path),
     ("switch", run_switch),
+    ("desktop", run_desktop),
     ("console", run_console),
 ]
 

@@ -23,7 +23,7 @@ def test_switch_bad_input(ctx):
     g.tty_write(CLEAR + "console before the bad switches\n")
     g.wait_screen_text("console before the bad switches")
     for args in ("", "0", "64", "abc", "2x", "1.5", "'' ", "-- -5", "-t 0 2", "2 3",
-                 "-c /dev/null 2", "-c /nonexistent 2"):
+                 "-c /dev/null 2", "-c /nonexistent 2", "-d /nonexistent 2", "-d /dev/null 2"):
         st, out = g.sh("kmsvt-switch %s" % args)
         check(st in (1, 2) and ("kmsvt-switch:" in out or "usage:" in out),
               "%s: kmsvt-switch %s: exit %d, %r" % (g.name, args, st, out))
@@ -41,8 +41,8 @@ def test_switch_text_vts(ctx):
     g.tty_write(CLEAR + "TEXT ON TTY2\n", tty=2)
     g.wait_screen_text("TEXT ON TTY1")
     times = []
-    for vt in (2, 1, 2, 1, 1):
-        st, out = g.sh("kmsvt-switch %d" % vt)
+    for vt, card in ((2, ""), (1, ""), (2, "-d /dev/dri/card0 "), (1, ""), (1, "")):
+        st, out = g.sh("kmsvt-switch %s%d" % (card, vt))
         m = re.search(r"vt (\d+) -> (\d+): active after ([\d.]+) ms", out)
         check(st == 0 and m and int(m.group(2)) == vt, "%s: kmsvt-switch %d: exit %d, %r" % (
             g.name, vt, st, out))

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Switching among real sessions: the console on tty1, alice's and bob's
+sway (under seatd) on VT2 and VT3, weston on VT4, Xorg on VT5 and a
+kmsvt-session on VT6, in the Xorg guest's Debian image
+(tests/lib/wayland.py), on kmsvt and on the in-tree bochs driver with the
+same userspace, the same QEMU, in the same run.
+
+Each cycle goes 1->2->3->4->5->6->1 and back 1->6->5->4->3->2->1: every
+kind of neighbour pair both ways.  Each switch is timed by
+`kmsvt-switch -d /dev/dri/card0`, the same way for every owner and driver:
+from the request to the new owner's first commit (the CRTC shows another
+framebuffer).  kmsvt shows a committed framebuffer at the next vblank, 0 to
+16.7 ms later; bochs, which has no vblank, at once.  After every switch the
+screendump must show the new owner's picture.
+
+usage: tests/bench/desktop.py [-n CYCLES] [--markdown] [KERNEL_RELEASE ...]
+"""
+import argparse
+import os
+import re
+import sys
+import time
+
+# Run as a script, a benchmark puts tests/lib (the harness it shares with
+# the tests) on the import path; its own folder is there already.
+LIB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib")
+if LIB not in sys.path:
+    sys.path.insert(0, LIB)
+
+import harness  # noqa: E402
+import initramfs  # noqa: E402
+import seat  # noqa: E402
+import wayland  # noqa: E402
+import xorg  # noqa: E402
+from debugfs import debugfs_numbers  # noqa: E402
+from harness import CLEAR, check  # noqa: E402
+
+FLAVOURS = ("kmsvt", "bochs")
+DEFAULT_CYCLES = 10
+COUNTERS = ("modesets", "mode_reloads", "blanks")
+TOOLS = ("kmsvt-session", "kmsvt-switch")
+
+# vt -> (kind, what shows there)
+CONSOLE_TEXT = "CONSOLE ON TTY1"
+SESSIONS = {
+    1: ("console", CONSOLE_TEXT),
+    2: ("sway", (0x20, 0x60, 0xa0)),
+    3: ("sway", (0xa0, 0x60, 0x20)),
+    4: ("weston", (0x30, 0x90, 0x40)),
+    5: ("Xorg", (0x70, 0x30, 0x80)),
+    6: ("kmsvt-session", "kmsvt-session carol"),
+}
+ORDER = (2, 3, 4, 5, 6, 1, 6, 5, 4, 3, 2, 1)
+
+
+def programs():
+    progs = [os.path.join(initramfs.BUILD, "userspace", t) for t in TOOLS]
+    for p in progs:
+        check(os.path.exists(p), "%s missing: run make" % p)
+    return progs
+
+
+def start_sessions(g):
+    """Every session of SESSIONS up and shown, the console in front."""
+    g.setup_users()
+    g.start_udev()
+    g.start_seatd()
+    g.tty_write(CLEAR + CONSOLE_TEXT + "\n")
+    g.start_sway("alice", 2, SESSIONS[2][1])
+    g.start_sway("bob", 3, SESSIONS[3][1])
+    g.start_weston(4, SESSIONS[4][1])
+    g.start_xorg_root(0, 5, SESSIONS[5][1])
+    g.sh("chvt 6", check=True)
+    g.wsh(harness.daemon("kmsvt-session --name carol </dev/tty6 >/tmp/carol.log 2>&1"),
+          env="LIBSEAT_BACKEND=seatd", check=True)
+    seat.wait_top(g, SESSIONS[6][1], 60)
+    g.sh("chvt 1", check=True)
+    g.wait_screen_text(CONSOLE_TEXT)
+
+
+def shown(g, vt, timeout=15):
+    """Wait until the screen shows vt's owner."""
+    what = SESSIONS[vt][1]
+    deadline = time.monotonic() + timeout
+    while True:
+        if isinstance(what, tuple):
+            img = g.screendump()
+            if wayland.covers(img, what):
+                return
+            state = wayland.describe(img)
+        else:
+            img, state = seat.top_text(g)
+            if what in state:
+                return
+        check(time.monotonic() < deadline, "%s: vt %d (%s) not shown: %s" % (
+            g.name, vt, SESSIONS[vt][0], state))
+        time.sleep(0.1)
+
+
+def switch(g, vt):
+    """kmsvt-switch -d to vt; ms to the new owner's first commit."""
+    st, out = g.wsh("kmsvt-switch -t 5000 -d /dev/dri/card0 %d" % vt)
+    m = re.search(r"-> (\d+): active after [\d.]+ ms, new framebuffer after ([\d.]+) ms", out)
+    check(st == 0 and m and int(m.group(1)) == vt, "%s: kmsvt-switch %d: exit %d, %r" % (
+        g.name, vt, st, out))
+    shown(g, vt)
+    return float(m.group(2))
+
+
+def kind(a, b):
+    return "%s -> %s" % (SESSIONS[a][0], SESSIONS[b][0])
+
+
+def kinds():
+    """The kinds of switch in ORDER, once each, in order."""
+    out, vt = [], 1
+    for nxt in ORDER:
+        if kind(vt, nxt) not in out:
+            out.append(kind(vt, nxt))
+        vt = nxt
+    return out
+
+
+def measure(rel, flavour, cycles):
+    ctx = harness.Ctx(rel)
+    try:
+        g = wayland.guest(ctx, "bench-desktop-" + flavour, flavour=flavour, programs=programs())
+        _, drv = g.sh("readlink /sys/class/drm/card0/device/driver")
+        check(drv.strip().endswith("/" + xorg.PCI_DRIVER[flavour]), "card0 driver is %r" % drv)
+        start_sessions(g)
+        before = debugfs_numbers(g, "kmsvt_stats") if flavour == "kmsvt" else None
+        times, vt = {k: [] for k in kinds()}, 1
+        for _ in range(cycles):
+            for nxt in ORDER:
+                times[kind(vt, nxt)].append(switch(g, nxt))
+                vt = nxt
+        if before:
+            after = debugfs_numbers(g, "kmsvt_stats")
+            times["counters"] = {k: after[k] - before[k] for k in COUNTERS}
+        g.assert_no_oops()
+        return times
+    finally:
+        ctx.close()
+
+
+def table(rel, results, markdown):
+    pct = seat.pct
+    head = ["switch", "kmsvt p50/p95/max ms", "bochs p50/p95/max ms", "p50 kmsvt/bochs"]
+    rows = []
+    for k in kinds():
+        cells = [k]
+        for fl in FLAVOURS:
+            xs = results[fl][k]
+            cells.append("%.1f / %.1f / %.1f" % (pct(xs, 50), pct(xs, 95), max(xs)))
+        cells.append("%.2f" % (pct(results["kmsvt"][k], 50) /
+                               max(pct(results["bochs"][k], 50), 1e-3)))
+        rows.append(cells)
+    n = len(results["kmsvt"][kinds()[0]])
+    out = ["%s (%d switches of each kind per driver, to the new owner's first commit)"
+           % (rel, n)]
+    if markdown:
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "---|" * len(head))
+        out += ["| " + " | ".join(r) + " |" for r in rows]
+    else:
+        out += ["  %-30s %-24s %-24s %s" % tuple(r) for r in [head] + rows]
+    counts = results["kmsvt"].get("counters", {})
+    out.append("")
+    out.append("kmsvt over all %d switches: %s" % (
+        len(ORDER) * n, ", ".join("%d %s" % (counts[k], k) for k in COUNTERS if k in counts)))
+    return "\n".join(out)
+
+
+def run_all(kernels, cycles=DEFAULT_CYCLES, markdown=False, log=print):
+    """Returns the number of failed boots."""
+    failed = 0
+    for rel in kernels:
+        results = {}
+        for fl in FLAVOURS:
+            try:
+                results[fl] = measure(rel, fl, cycles)
+            except Exception as e:  # a failed boot is reported, never counted
+                log("%s %s: FAILED: %s" % (rel, fl, e))
+                failed += 1
+        if len(results) == len(FLAVOURS):
+            log(table(rel, results, markdown))
+    return failed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-n", "--cycles", type=int, default=DEFAULT_CYCLES)
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("kernels", nargs="*")
+    args = ap.parse_args()
+    harness.require_tools()
+    sys.exit(1 if run_all(args.kernels or initramfs.releases(), args.cycles,
+                          args.markdown) else 0)
+
+
+if __name__ == "__main__":
+    main()
