@@ -218,9 +218,12 @@ def describe(img):
 SESSION = os.path.join(initramfs.BUILD, "userspace", "kmsvt-session")
 
 
-def guest(ctx, name, mem=1024, **kw):
+def guest(ctx, name, mem=1024, programs=(), **kw):
     """A WaylandGuest: the Xorg image mounted, evdev in the initramfs,
-    kmsvt-session in the chroot."""
+    kmsvt-session and programs (host paths) in the chroot."""
     check(os.path.exists(SESSION), "%s missing: run make" % SESSION)
-    return xorg.guest(ctx, name, mem=mem, modules=("evdev",), programs=(SESSION,),
+    progs = tuple(programs)
+    if not any(os.path.basename(p) == "kmsvt-session" for p in progs):
+        progs += (SESSION,)
+    return xorg.guest(ctx, name, mem=mem, modules=("evdev",), programs=progs,
                       cls=WaylandGuest, **kw)
