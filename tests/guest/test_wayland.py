@@ -1,10 +1,10 @@
 """Guest tests: real Wayland compositors (Debian 12's sway 1.7 under seatd,
 weston 10) beside an Xorg server, a kmsvt-session and the console, on
-kmsvt, in one boot:
-switching among all of them by chvt and by the keys, each picture read
-off the screen after every switch, no modeset for these same-mode
-switches, and the panic screen over sway.  The image and the helpers are
-tests/lib/xorg.py and tests/lib/wayland.py."""
+kmsvt, in one boot: switching among all of them by chvt and by the keys,
+each picture read off the screen after every switch, no modeset for these
+same-mode switches, and the panic screen over sway.  The image and the
+helpers are tests/lib/xorg.py and tests/lib/wayland.py; docs/DESKTOPS.md
+says what was learned."""
 import re
 import time
 
@@ -28,9 +28,9 @@ SESSIONS = {2: ("sway alice", (0x80, 0x20, 0x20)),
 # listed too (as root) while a sway is in front.
 MASTER = {2: ("sway", wayland.USERS["alice"]), 3: ("sway", wayland.USERS["bob"]),
           4: ("weston", 0), 5: ("Xorg", 0)}
-# kmsvt-session (tests/lib/seat.py) under the same seatd on VT6: its
-# name is its picture; it takes no file of its own, so seatd's file (or,
-# by the kernel's count, the session's) is the master.
+# kmsvt-session (userspace/) under the same seatd on VT6: its name is its
+# picture (read as tests/lib/seat.py does); the master is the file seatd
+# opened for it, listed under seatd's or the session's name.
 SESSION_VT, SESSION_NAME = 6, "carol"
 SESSION_MASTERS = (("seatd", 0), ("kmsvt-session", 0))
 XORG_DISPLAY = 0
@@ -172,7 +172,8 @@ def test_wayland_switching(ctx):
               after["mode_reloads"] - before["mode_reloads"]))
 
     # The keys: the kernel's keyboard handler from the console, the
-    # compositor's own (libinput) from sway, weston and Xorg.
+    # session's own (libinput, or evdev through the seat) from sway,
+    # weston, Xorg and kmsvt-session.
     t0 = time.monotonic()
     for frm, to in ((1, 2), (2, 4), (4, 3), (3, 5), (5, 1), (1, 4), (4, 6), (6, 2)):
         g.sh("chvt %d" % frm, check=True)
@@ -181,8 +182,7 @@ def test_wayland_switching(ctx):
         show(g, to)
     print("%s: Ctrl+Alt+Fn switches in %.0f s" % (g.name, time.monotonic() - t0), flush=True)
     # sway and kmsvt-session read those keys themselves and asked seatd
-    # (libseat) for the switch;
-    # a chvt never shows in seatd's log this way.
+    # (libseat) for the switch: a chvt never shows in seatd's log this way.
     _, seatd = g.wsh("cat " + wayland.SEATD_LOG)
     for frm, to in ((2, 4), (3, 5), (6, 2)):
         check("Switching from VT %d to VT %d" % (frm, to) in seatd,
