@@ -33,23 +33,13 @@ import seat  # noqa: E402
 import wayland  # noqa: E402
 import xorg  # noqa: E402
 from debugfs import debugfs_numbers  # noqa: E402
-from harness import CLEAR, check  # noqa: E402
+from harness import check  # noqa: E402
 
 FLAVOURS = ("kmsvt", "bochs")
 DEFAULT_CYCLES = 10
 COUNTERS = ("modesets", "mode_reloads", "blanks")
 TOOLS = ("kmsvt-session", "kmsvt-switch")
 
-# vt -> (kind, what shows there)
-CONSOLE_TEXT = "CONSOLE ON TTY1"
-SESSIONS = {
-    1: ("console", CONSOLE_TEXT),
-    2: ("sway", (0x20, 0x60, 0xa0)),
-    3: ("sway", (0xa0, 0x60, 0x20)),
-    4: ("weston", (0x30, 0x90, 0x40)),
-    5: ("Xorg", (0x70, 0x30, 0x80)),
-    6: ("kmsvt-session", "kmsvt-session carol"),
-}
 ORDER = (2, 3, 4, 5, 6, 1, 6, 5, 4, 3, 2, 1)
 
 
@@ -60,41 +50,11 @@ def programs():
     return progs
 
 
-def start_sessions(g):
-    """Every session of SESSIONS up and shown, the console in front."""
-    g.setup_users()
-    g.start_udev()
-    g.start_seatd()
-    g.tty_write(CLEAR + CONSOLE_TEXT + "\n")
-    g.start_sway("alice", 2, SESSIONS[2][1])
-    g.start_sway("bob", 3, SESSIONS[3][1])
-    g.start_weston(4, SESSIONS[4][1])
-    g.start_xorg_root(0, 5, SESSIONS[5][1])
-    g.sh("chvt 6", check=True)
-    g.wsh(harness.daemon("kmsvt-session --name carol </dev/tty6 >/tmp/carol.log 2>&1"),
-          env="LIBSEAT_BACKEND=seatd", check=True)
-    seat.wait_top(g, SESSIONS[6][1], 60)
-    g.sh("chvt 1", check=True)
-    g.wait_screen_text(CONSOLE_TEXT)
-
-
-def shown(g, vt, timeout=15):
-    """Wait until the screen shows vt's owner."""
-    what = SESSIONS[vt][1]
-    deadline = time.monotonic() + timeout
-    while True:
-        if isinstance(what, tuple):
-            img = g.screendump()
-            if wayland.covers(img, what):
-                return
-            state = wayland.describe(img)
-        else:
-            img, state = seat.top_text(g)
-            if what in state:
-                return
-        check(time.monotonic() < deadline, "%s: vt %d (%s) not shown: %s" % (
-            g.name, vt, SESSIONS[vt][0], state))
-        time.sleep(0.1)
+def what(vt):
+    """The kind of owner of vt: console, sway, weston, Xorg, kmsvt-session."""
+    if vt == wayland.SESSION_VT:
+        return "kmsvt-session"
+    return wayland.DESKTOP[vt][0].split()[0] if vt in wayland.DESKTOP else "console"
 
 
 def switch(g, vt):
@@ -103,12 +63,12 @@ def switch(g, vt):
     m = re.search(r"-> (\d+): active after [\d.]+ ms, new framebuffer after ([\d.]+) ms", out)
     check(st == 0 and m and int(m.group(1)) == vt, "%s: kmsvt-switch %d: exit %d, %r" % (
         g.name, vt, st, out))
-    shown(g, vt)
+    g.show(vt)
     return float(m.group(2))
 
 
 def kind(a, b):
-    return "%s -> %s" % (SESSIONS[a][0], SESSIONS[b][0])
+    return "%s -> %s" % (what(a), what(b))
 
 
 def kinds():
@@ -127,7 +87,9 @@ def measure(rel, flavour, cycles):
         g = wayland.guest(ctx, "bench-desktop-" + flavour, flavour=flavour, programs=programs())
         _, drv = g.sh("readlink /sys/class/drm/card0/device/driver")
         check(drv.strip().endswith("/" + xorg.PCI_DRIVER[flavour]), "card0 driver is %r" % drv)
-        start_sessions(g)
+        g.start_desktop()
+        g.sh("chvt 1", check=True)
+        g.show(1)
         before = debugfs_numbers(g, "kmsvt_stats") if flavour == "kmsvt" else None
         times, vt = {k: [] for k in kinds()}, 1
         for _ in range(cycles):

@@ -8,7 +8,6 @@ with, or the console's text.  The seat stack's steps are tests/lib/seat.py's
 import re
 import time
 
-import initramfs
 from debugfs import debugfs_numbers
 from harness import check
 from seat import (CONSOLE, alice_and_bob, cycle, pct, seat_guest, seat_programs, start_seatd,
@@ -198,23 +197,6 @@ def test_seat_bad_input(ctx):
     g.sh("kmsvt-switch 1")
     g.wait_screen_text(CONSOLE)
     check(not masters(g), "%s: a master is left: %r" % (g.name, masters(g)))
-    g.assert_no_oops()
-
-
-def test_demo_sessions(ctx):
-    """make run's guest: the demo script brings up seatd, alice and bob, and
-    the console says how to switch; each switch shows its owner."""
-    g = ctx.guest("seat-demo", programs=seat_programs(), tag="seat-demo", cmdline="demo",
-                  extra_files={"/etc/kmsvt-demo.sh": initramfs.DEMO_SCRIPT}, modules=("evdev",))
-    g.wait_for(r"kmsvt demo: sessions up", 60)
-    g.wait_screen_text(["kmsvt demo: fast user switching", "kmsvt-switch 2"])
-    keys(g, "alt", "f2")
-    wait_top(g, "kmsvt-session alice")
-    keys(g, "ctrl", "alt", "f3")
-    wait_top(g, "kmsvt-session bob")
-    st, out = g.sh("kmsvt-switch 1")
-    check(st == 0, "%s: kmsvt-switch 1: %r" % (g.name, out))
-    g.wait_screen_text("kmsvt demo: fast user switching")
     g.assert_no_oops()
 
 

@@ -8,7 +8,6 @@ says what was learned."""
 import re
 import time
 
-import seat
 import wayland
 import xorg
 from debugfs import debugfs_numbers
@@ -17,12 +16,6 @@ from panicscreen import assert_panic_screen, crash
 
 PREPARE = xorg.prepare
 
-CONSOLE = "CONSOLE ON TTY1 BESIDE WAYLAND"
-# VT -> (what runs there, its background colour); VT1 is the console.
-SESSIONS = {2: ("sway alice", (0x80, 0x20, 0x20)),
-            3: ("sway bob", (0x20, 0x80, 0x20)),
-            4: ("weston", (0x20, 0x20, 0x80)),
-            5: ("Xorg", (0x70, 0x60, 0x10))}
 # VT -> the DRM client (command, uid) that must be master while it is in
 # front, and no other compositor.  seatd opens a sway's card0 and so is
 # listed too (as root) while a sway is in front.
@@ -31,9 +24,7 @@ MASTER = {2: ("sway", wayland.USERS["alice"]), 3: ("sway", wayland.USERS["bob"])
 # kmsvt-session (userspace/) under the same seatd on VT6: its name is its
 # picture (read as tests/lib/seat.py does); the master is the file seatd
 # opened for it, listed under seatd's or the session's name.
-SESSION_VT, SESSION_NAME = 6, "carol"
 SESSION_MASTERS = (("seatd", 0), ("kmsvt-session", 0))
-XORG_DISPLAY = 0
 
 # Error lines that have nothing to do with the driver, by log; each is
 # explained in docs/DESKTOPS.md.  Any other line with an error in it fails.
@@ -62,63 +53,10 @@ def pair_walk(nodes, start):
     return walk[::-1]
 
 
-def show(g, vt, timeout=30):
-    """Wait until the screen shows vt's owner; the seconds it took."""
-    if vt == SESSION_VT:
-        t0 = time.monotonic()
-        want = "kmsvt-session " + SESSION_NAME
-        while True:
-            img, text = seat.top_text(g)
-            if want in text and all(xorg.colour_count(img, rgb) == 0
-                                    for _, rgb in SESSIONS.values()):
-                return time.monotonic() - t0
-            check(time.monotonic() - t0 < timeout, "%s: VT%d: %r not on screen: %s, %r" % (
-                g.name, vt, want, wayland.describe(img), text))
-            time.sleep(0.3)
-    if vt in SESSIONS:
-        what, rgb = SESSIONS[vt]
-        _, secs = g.wait_picture(rgb, "%s (VT%d)" % (what, vt), timeout=timeout, logs=LOGS)
-        return secs
-    t0 = time.monotonic()
-    img, _ = g.wait_screen_text(CONSOLE, timeout=timeout)
-    check((img.width, img.height) == wayland.SIZE, "console at %dx%d" % (img.width, img.height))
-    for what, rgb in SESSIONS.values():
-        check(xorg.colour_count(img, rgb) == 0, "the console shows %s's colour" % what)
-    return time.monotonic() - t0
-
-
-LOGS = (wayland.SWAY_LOG % "alice", wayland.SWAY_LOG % "bob", wayland.WESTON_LOG,
-        wayland.SEATD_LOG, "/tmp/%s.log" % SESSION_NAME)
-
-
-def start_all(g):
-    """The console's text on tty1, udev, seatd, and every session of
-    SESSIONS started on its VT; the seconds each took to show."""
-    g.tty_write("\033[2J\033[H" + CONSOLE + "\n")
-    g.wait_screen_text(CONSOLE)
-    g.setup_users()
-    t = {}
-    t0 = time.monotonic()
-    g.start_udev()
-    t["udev"] = time.monotonic() - t0
-    g.start_seatd()
-    for vt, user in ((2, "alice"), (3, "bob")):
-        t0 = time.monotonic()
-        g.start_sway(user, vt, SESSIONS[vt][1])
-        t["sway " + user] = time.monotonic() - t0
-    t0 = time.monotonic()
-    g.start_weston(4, SESSIONS[4][1])
-    t["weston"] = time.monotonic() - t0
-    t["kmsvt-session"] = g.start_session(SESSION_VT, SESSION_NAME)
-    t["Xorg"] = g.start_xorg_root(XORG_DISPLAY, 5, SESSIONS[5][1])
-    print("%s: up after %s" % (g.name, ", ".join("%s %.0f s" % kv for kv in t.items())),
-          flush=True)
-
-
 def check_masters(g, vt):
     """Only vt's owner holds DRM master (seatd's file for a seatd client)."""
     masters = g.masters()
-    if vt == SESSION_VT:
+    if vt == wayland.SESSION_VT:
         ok = masters and all(m in SESSION_MASTERS for m in masters)
         want = "some of %r" % (SESSION_MASTERS,)
     else:
@@ -131,9 +69,9 @@ def check_masters(g, vt):
 
 def check_logs(g):
     """Keep every log; the error lines that are not known harmless ones."""
-    texts = g.save_logs(LOGS + (wayland.WESTON_OUT, wayland.UDEV_LOG))
-    texts["Xorg"] = g.xorg_log(XORG_DISPLAY)
-    xorg.save(g, "Xorg.%d.log" % XORG_DISPLAY, texts["Xorg"])
+    texts = g.save_logs(wayland.LOGS + (wayland.WESTON_OUT, wayland.UDEV_LOG))
+    texts["Xorg"] = g.xorg_log(wayland.XORG_DISPLAY)
+    xorg.save(g, "Xorg.%d.log" % wayland.XORG_DISPLAY, texts["Xorg"])
     bad = []
     for name, text in texts.items():
         for line in text.splitlines():
@@ -151,16 +89,18 @@ def test_wayland_switching(ctx):
     Ctrl+Alt+Fn from the console and from each compositor; then a panic
     with sway in front, its screen read."""
     g = wayland.guest(ctx, "wayland")
-    start_all(g)
+    # make run's desktop (tests/demo.py): the same sessions, its console text.
+    g.start_desktop(console=wayland.DEMO_CONSOLE)
+    g.sh("chvt 1", check=True)
+    g.wait_screen_text([line.strip() for line in wayland.DEMO_CONSOLE.splitlines()])
 
-    # Xorg is in front now.
-    walk = pair_walk([1, 2, 3, 4, 5, SESSION_VT], 5)
+    walk = pair_walk([1, 2, 3, 4, 5, wayland.SESSION_VT], 1)
     before = debugfs_numbers(g, "kmsvt_stats")
     t0 = time.monotonic()
     worst = 0.0
     for vt in walk[1:]:
         g.sh("chvt %d" % vt, check=True)
-        worst = max(worst, show(g, vt))
+        worst = max(worst, g.show(vt))
         check_masters(g, vt)
     after = debugfs_numbers(g, "kmsvt_stats")
     print("%s: %d chvt switches in %.0f s (slowest picture %.1f s), kmsvt_stats %r -> %r" % (
@@ -177,9 +117,9 @@ def test_wayland_switching(ctx):
     t0 = time.monotonic()
     for frm, to in ((1, 2), (2, 4), (4, 3), (3, 5), (5, 1), (1, 4), (4, 6), (6, 2)):
         g.sh("chvt %d" % frm, check=True)
-        show(g, frm)
+        g.show(frm)
         g.send_key("ctrl", "alt", "f%d" % to)
-        show(g, to)
+        g.show(to)
     print("%s: Ctrl+Alt+Fn switches in %.0f s" % (g.name, time.monotonic() - t0), flush=True)
     # sway and kmsvt-session read those keys themselves and asked seatd
     # (libseat) for the switch: a chvt never shows in seatd's log this way.

@@ -28,9 +28,6 @@ def module_sources(src=REPO):
 
 # Files the tests copy into guests (sources built for them, scripts).
 GUEST_FILES = os.path.join(REPO, "tests", "guest", "files")
-# make run's sessions (seatd, alice on VT2, bob on VT3), started by INIT
-# below when the command line says demo: put it at /etc/kmsvt-demo.sh.
-DEMO_SCRIPT = os.path.join(GUEST_FILES, "demo.sh")
 
 INIT = r"""#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -43,24 +40,20 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmp /tmp
 drv=kmsvt
 modargs=
-demo=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	drv=*) drv=${arg#drv=} ;;
 	modargs=*) modargs=$(echo "${arg#modargs=}" | tr , ' ') ;;
-	demo) demo=1 ;;
 	esac
 done
 if [ "$drv" != none ]; then
 	echo "kmsvt-init: modprobe $drv" > /dev/kmsg
 	modprobe "$drv" $modargs || echo "init: modprobe $drv failed"
 fi
-# make run's sessions, when the image has them and the command line asks.
-[ -n "$demo" ] && [ -x /etc/kmsvt-demo.sh ] && /etc/kmsvt-demo.sh &
 # On the serial line even when the kernel's console is not there.
 echo "KMSVT-INIT-READY" > /dev/ttyS0
 # A shell on the KMS console for people, one on the serial line for the
-# host harness (or the demo's terminal); both respawn.
+# host harness (or make run's terminal); both respawn.
 (while true; do setsid -c sh </dev/tty1 >/dev/tty1 2>&1; sleep 1; done) &
 while true; do
 	setsid -c sh </dev/ttyS0 >/dev/ttyS0 2>&1

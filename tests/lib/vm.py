@@ -29,7 +29,8 @@ class VmError(Exception):
 
 class Vm:
     def __init__(self, rel, initrd, cmdline="", devices=("-device", "VGA"),
-                 mem=512, smp=1, extra_args=(), name="vm", serial_console=True, reboot=False):
+                 mem=512, smp=1, extra_args=(), name="vm", serial_console=True, reboot=False,
+                 display="none"):
         self.rel = rel
         self.name = name
         self.tmp = tempfile.mkdtemp(prefix="kmsvt-vm-")
@@ -52,7 +53,7 @@ class Vm:
         # for all vCPUs keeps the guest SMP and its code coherent.
         accel = "tcg,thread=single" if smp > 1 else "tcg"
         self.args = [QEMU, "-accel", accel, "-m", str(mem), "-smp", str(smp),
-                     "-nodefaults", "-no-user-config", "-display", "none",
+                     "-nodefaults", "-no-user-config", "-display", display,
                      "-kernel", kernel, "-initrd", initrd,
                      "-append", append.strip(),
                      "-chardev", "socket,id=ser0,path=%s,server=on,wait=off" % self.serial_path,

@@ -44,6 +44,28 @@ UDEV_LOG = "/tmp/udevd.log"
 # request") unless told to.
 UDEV_ENV = "SYSTEMD_IGNORE_CHROOT=1"
 
+# The desktop of test_wayland, the desktop benchmark and make run: the
+# console on tty1 with CONSOLE (or the demo's text), and VT -> (what runs
+# there, its colour); a kmsvt-session on SESSION_VT, its name its picture.
+CONSOLE = "CONSOLE ON TTY1 BESIDE WAYLAND"
+DESKTOP = {2: ("sway alice", (0x80, 0x20, 0x20)),
+           3: ("sway bob", (0x20, 0x80, 0x20)),
+           4: ("weston", (0x20, 0x20, 0x80)),
+           5: ("Xorg", (0x70, 0x60, 0x10))}
+SESSION_VT, SESSION_NAME = 6, "carol"
+XORG_DISPLAY = 0
+# make run's console (tests/demo.py); test_wayland writes it too.
+DEMO_CONSOLE = """kmsvt demo: the KMS console, two users' sway sessions, the panic screen
+  alice's sway is on VT2, bob's on VT3 (under seatd), weston on VT4, Xorg
+  on VT5, a kmsvt-session on VT6; this console is tty1.
+  Keys: Alt+F2 here; Ctrl+Alt+F1 to F6 in a session.
+  From a shell here or on the serial line (prints how long it took):
+      kmsvt-switch -d /dev/dri/card0 2        (3, 1, ...)
+      cat /sys/kernel/debug/dri/0/kmsvt_stats  (no modeset when switching)
+  The panic screen, over whatever is in front (a sway session too):
+      echo c > /proc/sysrq-trigger"""
+LOGS = (SWAY_LOG % "alice", SWAY_LOG % "bob", WESTON_LOG, SEATD_LOG, "/tmp/%s.log" % SESSION_NAME)
+
 
 def hexrgb(rgb):
     return "%02x%02x%02x" % rgb
@@ -180,6 +202,61 @@ class WaylandGuest(xorg.XorgGuest):
                 raise TestFailure("%s: %s not on screen after %.0f s: %s (saved %s)%s" % (
                     self.name, what, timeout, describe(img), path, tails))
             time.sleep(0.5)
+
+    console_text = CONSOLE
+
+    def start_desktop(self, vts=(2, 3, 4, SESSION_VT, 5), console=CONSOLE):
+        """console (text) on tty1, udev, seatd, and the DESKTOP sessions of
+        vts (in that order: Xorg, which takes its VT itself, last), each
+        shown on its VT; the seconds each took to show."""
+        self.console_text = console.splitlines()[0]
+        self.tty_write("\033[2J\033[H" + console + "\n")
+        self.wait_screen_text(self.console_text)
+        self.setup_users()
+        t = {}
+        t0 = time.monotonic()
+        self.start_udev()
+        t["udev"] = time.monotonic() - t0
+        self.start_seatd()
+        for vt in vts:
+            t0 = time.monotonic()
+            what = DESKTOP[vt][0] if vt in DESKTOP else "kmsvt-session"
+            if what.startswith("sway "):
+                self.start_sway(what.split()[1], vt, DESKTOP[vt][1])
+            elif what == "weston":
+                self.start_weston(vt, DESKTOP[vt][1])
+            elif what == "Xorg":
+                self.start_xorg_root(XORG_DISPLAY, vt, DESKTOP[vt][1])
+            else:
+                self.start_session(vt, SESSION_NAME)
+            t[what] = time.monotonic() - t0
+        print("%s: up after %s" % (self.name, ", ".join("%s %.0f s" % kv for kv in t.items())),
+              flush=True)
+        return t
+
+    def show(self, vt, timeout=30):
+        """Wait until the screen shows vt's owner (no other session's colour
+        anywhere); the seconds it took."""
+        t0 = time.monotonic()
+        if vt == SESSION_VT:
+            want = "kmsvt-session " + SESSION_NAME
+            while True:
+                img, text = seat.top_text(self)
+                if want in text and all(xorg.colour_count(img, rgb) == 0
+                                        for _, rgb in DESKTOP.values()):
+                    return time.monotonic() - t0
+                check(time.monotonic() - t0 < timeout, "%s: VT%d: %r not on screen: %s, %r" % (
+                    self.name, vt, want, describe(img), text))
+                time.sleep(0.3)
+        if vt in DESKTOP:
+            what, rgb = DESKTOP[vt]
+            return self.wait_picture(rgb, "%s (VT%d)" % (what, vt), timeout=timeout,
+                                     logs=LOGS)[1]
+        img, _ = self.wait_screen_text(self.console_text, timeout=timeout)
+        check((img.width, img.height) == SIZE, "console at %dx%d" % (img.width, img.height))
+        for what, rgb in DESKTOP.values():
+            check(xorg.colour_count(img, rgb) == 0, "the console shows %s's colour" % what)
+        return time.monotonic() - t0
 
     def masters(self):
         """(command, uid) of each DRM client holding master now (debugfs
