@@ -170,6 +170,13 @@ class Guest(Vm):
             self.crash_sent = True
             self.reports_before_crash = kernel_reports(self.dmesg())
 
+    def expect_crash(self, reports):
+        """For a guest that crashes by itself (a unit of the test's boot,
+        before any shell): its reports so far, read by the test from the
+        serial line, stand for before_crash()'s."""
+        self.crash_sent = True
+        self.reports_before_crash = list(reports)
+
     def rebooted(self, how, timeout=None):
         """Write how (a shell command that reboots or crashes a guest
         started with reboot=True) and wait for the next boot's shell."""

@@ -14,7 +14,9 @@ changes):
                   line, console-setup set to keep the kernel's font (its
                   "Do not change the boot/kernel font"; the tests read the
                   screen in the kernel's 8x16 unless they set a font
-                  themselves); then, in a chroot, the documented
+                  themselves), plymouth's theme (THEME; the splash shows
+                  only with `splash` on the command line); then, in a
+                  chroot, the documented
                   commands: `make install KVER=<rel>` in a copy of the
                   repository under /usr/local/src/kmsvt (DKMS build and
                   install, modprobe.d, initramfs hook, update-initramfs)
@@ -43,13 +45,21 @@ REPO = initramfs.REPO
 SUITE = "bookworm"
 PACKAGES = ("systemd", "systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "gcc",
             "make", "libc6-dev", "procps", "libelf1", "libssl3", "pahole",
-            "console-setup", "console-setup-linux", "keyboard-configuration", "kbd")
+            "console-setup", "console-setup-linux", "keyboard-configuration", "kbd",
+            "plymouth", "plymouth-themes")
 # libelf1 and libssl3: what the kernel headers' kbuild tools link with;
 # pahole: 6.12's headers make BTF for modules where /sys/kernel/btf exists.
 # console-setup (setupcon, console-setup.service, its udev rule) with
 # keyboard-configuration, console-setup-linux (the fonts) and kbd (setfont):
 # the console's font and codeset, as Debian configures them.
+# plymouth, plymouth-themes: the boot splash (THEME), shown on boots with
+# `splash` on the command line (test_splash.py).
 HOSTNAME = "kmsvt-guest"
+# plymouth-themes' spinfinity: a blue gradient (its BackgroundStartColor
+# and BackgroundEndColor) under plymouth's Debian swirl, which the tests
+# recognise on the screen; Debian's own default theme comes with
+# desktop-base (a large package).
+THEME = "spinfinity"
 
 
 def install_files():
@@ -59,7 +69,7 @@ def install_files():
 
 
 # Bump when the way the roots or images are made changes.
-LAYOUT = 3
+LAYOUT = 4
 
 DIR = os.path.join(initramfs.BUILD, "sysguest")
 BASE = os.path.join(DIR, "base")
@@ -143,6 +153,8 @@ def _configure(root):
     xorg._run(["chroot", root, "passwd", "-d", "root"], "passwd -d root")
     _kernel_font(root)
     _small_initramfs(root)
+    # Before update-initramfs: plymouth's hook copies the theme set here.
+    xorg._run(["chroot", root, "plymouth-set-default-theme", THEME], "plymouth theme")
 
 
 def _kernel_font(root):
@@ -274,10 +286,13 @@ def writable_copy(ctx, rel, name):
     return disk, initrd
 
 
-def boot(ctx, rel, name, disk, initrd, timeout=300, cmdline="", reboot=False):
-    """Boot the guest's own systemd from disk; returns the logged-in Guest.
-    With reboot, a reboot of the guest boots it again in the same QEMU
-    (see rebooted())."""
+def start(ctx, rel, name, disk, initrd, cmdline="", reboot=False):
+    """Start QEMU on the guest's own systemd from disk; returns the Guest
+    while it boots (boot() waits for its login shell)."""
+    # Debian's plymouth starts without `splash` too, in its text mode:
+    # only the boots that ask for the splash (test_splash.py) run it.
+    if "splash" not in cmdline.split():
+        cmdline += " plymouth.enable=0"
     # systemd's status lines would mix with the harness's shell on ttyS0.
     g = harness.Guest(rel, initrd, cmdline=("root=/dev/vda rw systemd.show_status=0 %s"
                                             % cmdline).strip(), mem=1024,
@@ -285,6 +300,18 @@ def boot(ctx, rel, name, disk, initrd, timeout=300, cmdline="", reboot=False):
                       name="%s-%s" % (rel, name), reboot=reboot)
     ctx.guests.append(g)
     g.start()
+    return g
+
+
+def boot(ctx, rel, name, disk, initrd, timeout=300, cmdline="", reboot=False,
+         while_booting=None):
+    """Boot the guest's own systemd from disk; returns the logged-in Guest.
+    With reboot, a reboot of the guest boots it again in the same QEMU
+    (see rebooted()).  while_booting(g), if given, runs between QEMU's
+    start and the wait for the login shell (screendumps of the boot)."""
+    g = start(ctx, rel, name, disk, initrd, cmdline=cmdline, reboot=reboot)
+    if while_booting:
+        while_booting(g)
     g.boot(timeout=timeout)
     _settle(g)
     return g
