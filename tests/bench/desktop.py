@@ -81,20 +81,33 @@ def kinds():
     return out
 
 
+def first_error(why):
+    """The first error line of a session's log in a failure message."""
+    for line in why.splitlines():
+        if "[ERROR]" in line or "(EE)" in line:
+            return line.split("]")[-1].strip() if "[ERROR]" in line else line.strip()
+    return why.splitlines()[0][:200]
+
+
 def measure(rel, flavour, cycles):
     ctx = harness.Ctx(rel)
     try:
         g = wayland.guest(ctx, "bench-desktop-" + flavour, flavour=flavour, programs=programs())
         _, drv = g.sh("readlink /sys/class/drm/card0/device/driver")
         check(drv.strip().endswith("/" + xorg.PCI_DRIVER[flavour]), "card0 driver is %r" % drv)
-        g.start_desktop()
+        failed = {}
+        g.start_desktop(failed=failed)
         g.sh("chvt 1", check=True)
         g.show(1)
         before = debugfs_numbers(g, "kmsvt_stats") if flavour == "kmsvt" else None
         times, vt = {k: [] for k in kinds()}, 1
+        for vt_down, why in failed.items():
+            times["down"] = times.get("down", []) + ["%s: %s" % (what(vt_down), first_error(why))]
         for _ in range(cycles):
             for nxt in ORDER:
-                times[kind(vt, nxt)].append(switch(g, nxt))
+                if nxt in failed:
+                    continue
+                times.setdefault(kind(vt, nxt), []).append(switch(g, nxt))
                 vt = nxt
         if before:
             after = debugfs_numbers(g, "kmsvt_stats")
@@ -109,15 +122,18 @@ def table(rel, results, markdown):
     pct = seat.pct
     head = ["switch", "kmsvt p50/p95/max ms", "bochs p50/p95/max ms", "p50 kmsvt/bochs"]
     rows = []
-    for k in kinds():
+    every = kinds() + sorted({k for fl in FLAVOURS for k in results[fl]
+                              if " -> " in k and k not in kinds()})
+    for k in every:
         cells = [k]
         for fl in FLAVOURS:
-            xs = results[fl][k]
-            cells.append("%.1f / %.1f / %.1f" % (pct(xs, 50), pct(xs, 95), max(xs)))
-        cells.append("%.2f" % (pct(results["kmsvt"][k], 50) /
-                               max(pct(results["bochs"][k], 50), 1e-3)))
+            xs = results[fl].get(k)
+            cells.append("%.1f / %.1f / %.1f" % (pct(xs, 50), pct(xs, 95), max(xs)) if xs
+                         else "n/a")
+        a, b = results["kmsvt"].get(k), results["bochs"].get(k)
+        cells.append("%.2f" % (pct(a, 50) / max(pct(b, 50), 1e-3)) if a and b else "")
         rows.append(cells)
-    n = len(results["kmsvt"][kinds()[0]])
+    n = max(len(xs) for k, xs in results["kmsvt"].items() if " -> " in k)
     out = ["%s (%d switches of each kind per driver, to the new owner's first commit)"
            % (rel, n)]
     if markdown:
@@ -128,8 +144,11 @@ def table(rel, results, markdown):
         out += ["  %-30s %-24s %-24s %s" % tuple(r) for r in [head] + rows]
     counts = results["kmsvt"].get("counters", {})
     out.append("")
-    out.append("kmsvt over all %d switches: %s" % (
-        len(ORDER) * n, ", ".join("%d %s" % (counts[k], k) for k in COUNTERS if k in counts)))
+    for fl in FLAVOURS:
+        for line in results[fl].get("down", []):
+            out.append("%s: did not start: %s" % (fl, line))
+    out.append("kmsvt over all its switches: %s" % ", ".join(
+        "%d %s" % (counts[k], k) for k in COUNTERS if k in counts))
     return "\n".join(out)
 
 

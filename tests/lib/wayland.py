@@ -44,6 +44,10 @@ UDEV_LOG = "/tmp/udevd.log"
 # request") unless told to.
 UDEV_ENV = "SYSTEMD_IGNORE_CHROOT=1"
 
+# Seconds after which a program started in the background runs under its
+# own name (wait_picture's alive check).
+ALIVE_AFTER = 5
+
 # The desktop of test_wayland, the desktop benchmark and make run: the
 # console on tty1 with CONSOLE (or the demo's text), and VT -> (what runs
 # there, its colour); a kmsvt-session on SESSION_VT, its name its picture.
@@ -152,7 +156,8 @@ class WaylandGuest(xorg.XorgGuest):
         self.wsh(daemon("sway -d -c %s/sway.conf >%s 2>&1 </dev/null" % (home, SWAY_LOG % user)),
                  user=user, env="LIBSEAT_BACKEND=seatd WLR_RENDERER=pixman", check=True)
         return self.wait_picture(rgb, "sway of %s on VT%d" % (user, vt), timeout=120,
-                                 logs=(SWAY_LOG % user, SEATD_LOG))
+                                 logs=(SWAY_LOG % user, SEATD_LOG),
+                                 alive="pgrep -x -u %s sway" % user)
 
     def start_weston(self, vt, rgb):
         """weston on vt (switched to first) as root, pixman, its background
@@ -186,15 +191,21 @@ class WaylandGuest(xorg.XorgGuest):
         self.wait_picture(rgb, "Xorg :%d on VT%d" % (display, vt), timeout=60)
         return secs
 
-    def wait_picture(self, rgb, what, timeout=30, logs=()):
+    def wait_picture(self, rgb, what, timeout=30, logs=(), alive=None):
         """Screendump until the screen is rgb all over (cursor aside);
-        returns the image and the seconds it took."""
+        returns the image and the seconds it took.  alive: a command in the
+        chroot that fails once the program drawing it has exited (asked
+        from ALIVE_AFTER seconds on: it has been started by then)."""
         t0 = time.monotonic()
         while True:
             img = self.screendump()
             if covers(img, rgb):
                 return img, time.monotonic() - t0
-            if time.monotonic() - t0 > timeout:
+            gone = (alive and time.monotonic() - t0 > ALIVE_AFTER
+                    and self.wsh(alive)[0] != 0)
+            if gone or time.monotonic() - t0 > timeout:
+                if gone:
+                    what += " (it exited)"
                 path = os.path.join(LOGDIR, "%s-fail.ppm" % self.name)
                 img.save_ppm(path)
                 tails = "".join("\n--- %s:\n%s" % (p, self.wsh("tail -n 40 " + p)[1][-3000:])
@@ -205,10 +216,12 @@ class WaylandGuest(xorg.XorgGuest):
 
     console_text = CONSOLE
 
-    def start_desktop(self, vts=(2, 3, 4, SESSION_VT, 5), console=CONSOLE):
+    def start_desktop(self, vts=(2, 3, 4, SESSION_VT, 5), console=CONSOLE, failed=None):
         """console (text) on tty1, udev, seatd, and the DESKTOP sessions of
         vts (in that order: Xorg, which takes its VT itself, last), each
-        shown on its VT; the seconds each took to show."""
+        shown on its VT; the seconds each took to show.  With a dict as
+        failed, a session that does not come up is recorded there (VT ->
+        why) and the others are started; else it fails the caller."""
         self.console_text = console.splitlines()[0]
         self.tty_write("\033[2J\033[H" + console + "\n")
         self.wait_screen_text(self.console_text)
@@ -221,18 +234,27 @@ class WaylandGuest(xorg.XorgGuest):
         for vt in vts:
             t0 = time.monotonic()
             what = DESKTOP[vt][0] if vt in DESKTOP else "kmsvt-session"
-            if what.startswith("sway "):
-                self.start_sway(what.split()[1], vt, DESKTOP[vt][1])
-            elif what == "weston":
-                self.start_weston(vt, DESKTOP[vt][1])
-            elif what == "Xorg":
-                self.start_xorg_root(XORG_DISPLAY, vt, DESKTOP[vt][1])
-            else:
-                self.start_session(vt, SESSION_NAME)
+            try:
+                self._start_one(vt, what)
+            except TestFailure as e:
+                if failed is None:
+                    raise
+                failed[vt] = str(e)
+                continue
             t[what] = time.monotonic() - t0
         print("%s: up after %s" % (self.name, ", ".join("%s %.0f s" % kv for kv in t.items())),
               flush=True)
         return t
+
+    def _start_one(self, vt, what):
+        if what.startswith("sway "):
+            self.start_sway(what.split()[1], vt, DESKTOP[vt][1])
+        elif what == "weston":
+            self.start_weston(vt, DESKTOP[vt][1])
+        elif what == "Xorg":
+            self.start_xorg_root(XORG_DISPLAY, vt, DESKTOP[vt][1])
+        else:
+            self.start_session(vt, SESSION_NAME)
 
     def show(self, vt, timeout=30):
         """Wait until the screen shows vt's owner (no other session's colour
