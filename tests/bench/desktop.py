@@ -101,6 +101,7 @@ def measure(rel, flavour, cycles):
         g.show(1)
         before = debugfs_numbers(g, "kmsvt_stats") if flavour == "kmsvt" else None
         times, vt = {k: [] for k in kinds()}, 1
+        times["cycles"] = cycles
         for vt_down, why in failed.items():
             times["down"] = times.get("down", []) + ["%s: %s" % (what(vt_down), first_error(why))]
         for _ in range(cycles):
@@ -124,6 +125,7 @@ def table(rel, results, markdown):
     rows = []
     every = kinds() + sorted({k for fl in FLAVOURS for k in results[fl]
                               if " -> " in k and k not in kinds()})
+    every = [k for k in every if any(results[fl].get(k) for fl in FLAVOURS)]
     for k in every:
         cells = [k]
         for fl in FLAVOURS:
@@ -133,9 +135,8 @@ def table(rel, results, markdown):
         a, b = results["kmsvt"].get(k), results["bochs"].get(k)
         cells.append("%.2f" % (pct(a, 50) / max(pct(b, 50), 1e-3)) if a and b else "")
         rows.append(cells)
-    n = max(len(xs) for k, xs in results["kmsvt"].items() if " -> " in k)
-    out = ["%s (%d switches of each kind per driver, to the new owner's first commit)"
-           % (rel, n)]
+    out = ["%s (%d cycles per driver, each kind of switch once or twice a cycle; "
+           "ms to the new owner's first commit)" % (rel, results["kmsvt"]["cycles"])]
     if markdown:
         out.append("| " + " | ".join(head) + " |")
         out.append("|" + "---|" * len(head))
