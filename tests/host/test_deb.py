@@ -84,11 +84,13 @@ class Deb(unittest.TestCase):
                               capture_output=True, text=True, check=True).stdout
         self.assertIn("Version: %s\n" % self.ver, info)
         self.assertRegex(info, r"Depends: .*\bdkms\b")
-        ctl = subprocess.run(["dpkg-deb", "-I", deb, "triggers", "postinst", "prerm"],
+        ctl = subprocess.run(["dpkg-deb", "-I", deb, "triggers", "postinst", "prerm", "postrm"],
                              capture_output=True, text=True, check=True).stdout
         self.assertIn("activate-noawait update-initramfs", ctl)
         self.assertIn("DKMS_NAME=kmsvt", ctl)
         self.assertIn("dkms remove -m $DKMS_NAME -v $DKMS_VERSION --all", ctl)
+        # The purge takes the conffile out of the initramfs.
+        self.assertRegex(ctl, r'if \[ "\$1" = purge \] .*\n\tupdate-initramfs -u\n')
 
     def test_tools_package(self):
         deb = self.deb("kmsvt-tools", "amd64")
