@@ -25,7 +25,7 @@ USER_TOOLS := $(patsubst userspace/%.c,$(BUILD)/userspace/%,$(wildcard userspace
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror $(shell pkg-config --cflags libdrm 2>/dev/null)
 USER_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null)
 
-.PHONY: module-sources all modules userspace deps run test test-debug bench screenshots check clean install uninstall deb
+.PHONY: module-sources user-tools all modules userspace deps run test test-debug bench screenshots check clean install uninstall deb
 all: modules userspace
 
 modules:
@@ -48,6 +48,10 @@ module-one:
 # panic-path check and systemd guest.
 module-sources:
 	@echo $(MOD_SRCS)
+
+# The tools' names, the list the Debian package's test checks it against.
+user-tools:
+	@echo $(notdir $(USER_TOOLS))
 
 userspace: $(USER_TOOLS)
 

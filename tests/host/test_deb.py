@@ -13,8 +13,6 @@ import unittest
 
 import initramfs
 
-from .test_manpages import tools
-
 REPO = initramfs.REPO
 OUT = os.path.join(REPO, "build", "deb")
 
@@ -22,6 +20,12 @@ OUT = os.path.join(REPO, "build", "deb")
 def dkms_version():
     with open(os.path.join(REPO, "dkms.conf")) as f:
         return re.search(r'^PACKAGE_VERSION="(.*)"$', f.read(), re.M).group(1)
+
+
+def tools():
+    """The tools' names, from the Makefile (make user-tools)."""
+    return subprocess.run(["make", "-s", "--no-print-directory", "user-tools"], cwd=REPO,
+                          capture_output=True, text=True, check=True).stdout.split()
 
 
 def deb_contents(deb):
