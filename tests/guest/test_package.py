@@ -54,6 +54,11 @@ def test_package_install_and_purge(ctx):
     check("0 newly installed" not in out and "NEW packages" in out, "apt: %s" % out[-2000:])
     _, status = g.sh("dkms status -m kmsvt", check=True)
     check("kmsvt/%s, %s, x86_64: installed" % (ver, rel) in status, "dkms status: %r" % status)
+    # Of apt's time, DKMS's make: from the date make.log starts with to
+    # its last write.
+    _, secs = g.sh('f=/var/lib/dkms/kmsvt/%s/%s/x86_64/log/make.log; '
+                   'echo $(($(stat -c %%Y $f) - $(date -d "$(sed -n 2p $f)" +%%s)))' % (ver, rel))
+    print("%s: of which the DKMS build %s s" % (g.name, secs.strip()), flush=True)
     # What make install puts there, from the same file.
     _, conf = g.sh("cat /etc/modprobe.d/kmsvt.conf", check=True)
     with open(os.path.join(initramfs.REPO, "scripts", "kmsvt-modprobe.conf")) as f:
