@@ -25,7 +25,7 @@ USER_TOOLS := $(patsubst userspace/%.c,$(BUILD)/userspace/%,$(wildcard userspace
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror $(shell pkg-config --cflags libdrm 2>/dev/null)
 USER_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null)
 
-.PHONY: module-sources all modules userspace deps run test test-debug bench screenshots check clean install uninstall
+.PHONY: module-sources user-tools all modules userspace deps run test test-debug bench screenshots check clean install uninstall deb
 all: modules userspace
 
 modules:
@@ -49,20 +49,27 @@ module-one:
 module-sources:
 	@echo $(MOD_SRCS)
 
+# The tools' names, the list the Debian package's test checks it against.
+user-tools:
+	@echo $(notdir $(USER_TOOLS))
+
 userspace: $(USER_TOOLS)
 
+# CPPFLAGS, CFLAGS and LDFLAGS are empty unless given: the Debian package
+# (debian/rules) passes dpkg-buildflags' hardening through them.
 # kmsvt-session takes its seat through libseat.
 $(BUILD)/userspace/kmsvt-session: USER_LIBS += -lseat
 
 $(BUILD)/userspace/%: userspace/%.c $(wildcard userspace/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(USER_LIBS)
+	$(CC) $(USER_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(USER_LIBS)
 
 .SECONDEXPANSION:
 $(BUILD)/userspace/%: $$(wildcard userspace/%/*.c) $$(wildcard userspace/%/*.h) \
 		      $(wildcard userspace/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -Iuserspace -o $@ $(filter %.c,$^) $(USER_LIBS)
+	$(CC) $(USER_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Iuserspace -o $@ \
+		$(filter %.c,$^) $(USER_LIBS)
 
 deps:
 	BUILD=$(BUILD) sh scripts/deps.sh
@@ -135,6 +142,11 @@ check:
 # running kernel); see README, "Install".
 install uninstall:
 	$(if $(KVER),KVER=$(KVER)) $(if $(KSRC),KSRC=$(KSRC)) sh scripts/install.sh $@
+
+# The Debian packages kmsvt-dkms and kmsvt-tools, built by dpkg-buildpackage
+# from a copy of the tree, into build/deb/, and checked by lintian.
+deb:
+	sh scripts/deb.sh
 
 clean:
 	rm -rf $(filter-out $(BUILD)/kernels $(BUILD)/rootfs%,$(wildcard $(BUILD)/*))

@@ -23,7 +23,8 @@ HOST_PKGS="build-essential bc bison flex libelf-dev kmod xz-utils cpio
 	python3 qemu-system-x86 busybox-static libdrm-dev libdrm-tests kmscube
 	libgl1-mesa-dri libegl-mesa0 libgbm1 pkg-config sparse
 	linux-source-6.1 zbar-tools debootstrap e2fsprogs socat pahole
-	seatd libseat-dev fbset dkms kbd console-setup-linux"
+	seatd libseat-dev fbset dkms kbd console-setup-linux
+	dpkg-dev debhelper dh-dkms fakeroot lintian"
 
 kernels_ready() {
 	[ -f "$BUILD/kernels/releases" ] || return 1

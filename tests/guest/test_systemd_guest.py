@@ -13,10 +13,8 @@ rule loads the cached font.  After each, tty1 is 80x25, kmsvt's console
 holds the 16x32 font of 512 glyphs, getty's prompt is read in that font
 (the reader's default, the kernel's VGA 8x16, reads none of it) and a
 Cyrillic letter past the first 256 glyphs is that font's glyph."""
-import os
 
 import sysguest
-import xorg
 from fonts import HIGH, cell_bits, reader_font, tty_size
 from harness import check
 from panicscreen import assert_panic_screen
@@ -25,29 +23,11 @@ PREPARE = sysguest.prepare
 LOGIN = "%s login:" % sysguest.HOSTNAME
 
 
-def _driver(g):
-    _, drv = g.sh("readlink /sys/class/drm/card0/device/driver", check=True)
-    return os.path.basename(drv.strip())
-
-
-def _modules(g):
-    _, mods = g.sh("cat /proc/modules", check=True)
-    return {line.split()[0] for line in mods.splitlines() if line.strip()}
-
-
-def _power_off(g):
-    """A clean power-off: what the guest wrote is on the disk (not only in
-    the journal); QEMU runs with -no-reboot and exits."""
-    g.write("systemctl poweroff\n")
-    g.proc.wait(timeout=300)
-    g.close()
-
-
 def test_installed_guest_boots_kmsvt(ctx):
     disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "installed")
     g = sysguest.boot(ctx, ctx.rel, "sys-installed", disk, initrd)
-    check(_driver(g) == "kmsvt", "card0 is driven by %r" % _driver(g))
-    mods = _modules(g)
+    check(sysguest.driver(g) == "kmsvt", "card0 is driven by %r" % sysguest.driver(g))
+    mods = sysguest.modules(g)
     check("kmsvt" in mods and "bochs" not in mods, "modules: %s" % sorted(mods))
     _, path = g.sh("modinfo -n kmsvt", check=True)
     check("/updates/dkms/kmsvt.ko" in path, "kmsvt.ko is %r, not DKMS's" % path.strip())
@@ -59,11 +39,7 @@ def test_installed_guest_boots_kmsvt(ctx):
     _, dbg = g.sh("ls /sys/kernel/debug/dri/0/", check=True)
     check("panic_preview" in dbg.split() and "panic_test" not in dbg.split(),
           "debugfs of DKMS's kmsvt: %r" % dbg)
-    # From the initramfs on: kmsvt's console before the root file system.
-    dmesg = g.dmesg()
-    con, root = dmesg.find("Console: switching to colour kmsvt"), dmesg.find("EXT4-fs (vda)")
-    check(0 <= con < root, "kmsvt's console (at %d) not before the root mount (at %d)"
-          % (con, root))
+    sysguest.assert_console_before_root(g)
     _, vt = g.sh("cat /sys/class/vtconsole/vtcon*/name")
     check("kmsvt" in vt, "vtconsole: %r" % vt)
     img, _ = g.wait_screen_text(LOGIN, timeout=180)
@@ -75,19 +51,15 @@ def test_installed_guest_boots_kmsvt(ctx):
 def test_uninstalled_guest_boots_bochs(ctx):
     disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "uninstall")
     g = sysguest.boot(ctx, ctx.rel, "sys-uninstall", disk, initrd)
-    check(_driver(g) == "kmsvt", "card0 is driven by %r before uninstall" % _driver(g))
+    check(sysguest.driver(g) == "kmsvt", "card0 is driven by %r before uninstall" % sysguest.driver(g))
     st, out = g.sh("cd /usr/local/src/kmsvt && make uninstall", timeout=900)
     check(st == 0, "make uninstall failed: %s" % out[-3000:])
     # A clean power-off, so that the disk holds the new initramfs.
-    _power_off(g)
-    # QEMU boots the kernel and initramfs given to it: take the new initramfs
-    # from the disk, as a boot loader would.
-    new = disk + ".initrd"
-    xorg._run(["debugfs", "-R", "dump /boot/initrd.img-%s %s" % (ctx.rel, new), disk],
-              "debugfs dump")
+    sysguest.power_off(g)
+    new = sysguest.disk_initrd(disk, ctx.rel)
     g = sysguest.boot(ctx, ctx.rel, "sys-uninstalled", disk, new)
-    check(_driver(g) == "bochs-drm", "card0 is driven by %r after uninstall" % _driver(g))
-    mods = _modules(g)
+    check(sysguest.driver(g) == "bochs-drm", "card0 is driven by %r after uninstall" % sysguest.driver(g))
+    mods = sysguest.modules(g)
     check("kmsvt" not in mods, "kmsvt still loaded: %s" % sorted(mods))
     st, _ = g.sh("modinfo -n kmsvt")
     check(st != 0, "kmsvt.ko is still installed")
@@ -148,7 +120,7 @@ def test_setupcon_font_at_boot(ctx):
     _, conf = g.sh(". /etc/default/console-setup && echo $CHARMAP $CODESET $FONTFACE $FONTSIZE",
                    check=True)
     check(conf.split() == [v for _, v in SETUPCON], "/etc/default/console-setup: %r" % conf)
-    _power_off(g)
+    sysguest.power_off(g)
     # console-setup puts nothing into the initramfs (no hook of its own):
     # the same one boots.
     g = sysguest.boot(ctx, ctx.rel, "sys-setupcon-1", disk, initrd)
@@ -157,7 +129,7 @@ def test_setupcon_font_at_boot(ctx):
     _, cached = g.sh("cat /etc/console-setup/cached_setup_font.sh", check=True)
     check(SETUPCON_FONT in cached, "cached_setup_font.sh: %r" % cached)
     _, stamp = g.sh("stat -c %Y /etc/console-setup/cached_setup_font.sh", check=True)
-    _power_off(g)
+    sysguest.power_off(g)
     # Now the cache is newer than the file: console-setup.service does
     # nothing, and the udev rule (vtconsole added) runs the cached script.
     g = sysguest.boot(ctx, ctx.rel, "sys-setupcon-2", disk, initrd)

@@ -23,6 +23,10 @@ changes):
   <rel>.img       ext4 of root-<rel>/ (mke2fs -d), and <rel>.initrd the
                   initramfs QEMU boots with it (the one in its /boot)
 
+image(rel, "deb") makes the variant <rel>-deb.img (and .initrd): the same
+root without `make install`, with `make deb`'s two packages in /root for
+the test to install (scripts/deb.sh, built into build/sysguest/deb/).
+
 boot(ctx, rel, name, disk) starts QEMU on a writable copy of the image
 with the guest's own init (systemd); the harness's shell is root's login
 shell on ttyS0.
@@ -46,7 +50,7 @@ SUITE = "bookworm"
 PACKAGES = ("systemd", "systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "gcc",
             "make", "libc6-dev", "procps", "libelf1", "libssl3", "pahole",
             "console-setup", "console-setup-linux", "keyboard-configuration", "kbd",
-            "plymouth", "plymouth-themes")
+            "plymouth", "plymouth-themes", "libdrm2", "libseat1")
 # libelf1 and libssl3: what the kernel headers' kbuild tools link with;
 # pahole: 6.12's headers make BTF for modules where /sys/kernel/btf exists.
 # console-setup (setupcon, console-setup.service, its udev rule) with
@@ -54,6 +58,8 @@ PACKAGES = ("systemd", "systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms"
 # the console's font and codeset, as Debian configures them.
 # plymouth, plymouth-themes: the boot splash (THEME), shown on boots with
 # `splash` on the command line (test_splash.py).
+# libdrm2 and libseat1: what kmsvt-tools links with, so that the "deb"
+# variant's apt installs the packages offline.
 HOSTNAME = "kmsvt-guest"
 # plymouth-themes' spinfinity: a blue gradient (its BackgroundStartColor
 # and BackgroundEndColor) under plymouth's Debian swirl, which the tests
@@ -68,6 +74,11 @@ def install_files():
     return ["Makefile", "dkms.conf", "scripts"] + initramfs.module_sources()
 
 
+def deb_files():
+    """What `make deb` packages: the install files, debian/ and the tools."""
+    return install_files() + ["debian", "userspace"]
+
+
 # Bump when the way the roots or images are made changes.
 LAYOUT = 4
 
@@ -80,9 +91,9 @@ def log(msg):
     print("sysguest: " + msg, file=sys.stderr, flush=True)
 
 
-def _sources_hash():
+def _sources_hash(tops):
     h = hashlib.sha256()
-    for top in install_files():
+    for top in tops:
         path = os.path.join(REPO, top)
         files = [path] if os.path.isfile(path) else sorted(
             os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs)
@@ -222,22 +233,8 @@ def _chroot(root, cmd, what):
             raise RuntimeError("still mounted in %s: %s" % (root, left))
 
 
-def build_image_locked(rel):
-    build_base()
-    img = os.path.join(DIR, rel + ".img")
-    initrd = os.path.join(DIR, rel + ".initrd")
-    stamp = os.path.join(DIR, rel + ".stamp")
-    key = json.dumps({"base": xorg._read(os.path.join(DIR, "base.stamp")), "layout": LAYOUT,
-                      "sources": _sources_hash(), "rel": rel})
-    if xorg._read(stamp) == key and os.path.exists(img) and os.path.exists(initrd):
-        return img, initrd
-    root = os.path.join(DIR, "root-" + rel)
-    xorg._remove_tree(root)
-    log("%s: copy base, add the kernel, install kmsvt ..." % rel)
-    xorg._run(["cp", "-a", BASE, root], "copy base")
-    _add_kernel(root, rel)
-    _configure(root)
-    _chroot(root, "update-initramfs -c -k %s" % rel, "update-initramfs")
+def _install_make(root, rel):
+    """The README's `make install`, in a copy of the repository."""
     src = os.path.join(root, "usr", "local", "src", "kmsvt")
     os.makedirs(src)
     xorg._run(["tar", "cf", os.path.join(DIR, "src.tar")] + install_files(), "tar",
@@ -247,6 +244,47 @@ def build_image_locked(rel):
                         "make install")
     xorg._write(os.path.join(DIR, rel + ".install.log"), out)
     log("%s: make install took %.0f s" % (rel, secs))
+
+
+def _add_debs(root, rel):
+    """`make deb`'s kmsvt-dkms and kmsvt-tools in /root, not installed."""
+    out = os.path.join(DIR, "deb")
+    stamp = os.path.join(DIR, "deb.stamp")
+    key = _sources_hash(deb_files())
+    if xorg._read(stamp) != key or not os.path.isdir(out):
+        _, secs = xorg._run(["sh", "scripts/deb.sh", "--no-lintian", out], "make deb",
+                            cwd=REPO)
+        log("%s: make deb took %.0f s" % (rel, secs))
+        xorg._write(stamp, key)
+    for name in sorted(os.listdir(out)):
+        if name.startswith(("kmsvt-dkms_", "kmsvt-tools_")) and name.endswith(".deb"):
+            shutil.copy(os.path.join(out, name), os.path.join(root, "root", name))
+
+
+# What each image variant does to the root after the base, kernel and
+# configuration, and the files it is made from.
+VARIANTS = {"install": (_install_make, install_files), "deb": (_add_debs, deb_files)}
+
+
+def build_image_locked(rel, variant="install"):
+    build_base()
+    install, files = VARIANTS[variant]
+    name = rel if variant == "install" else "%s-%s" % (rel, variant)
+    img = os.path.join(DIR, name + ".img")
+    initrd = os.path.join(DIR, name + ".initrd")
+    stamp = os.path.join(DIR, name + ".stamp")
+    key = json.dumps({"base": xorg._read(os.path.join(DIR, "base.stamp")), "layout": LAYOUT,
+                      "sources": _sources_hash(files()), "rel": rel})
+    if xorg._read(stamp) == key and os.path.exists(img) and os.path.exists(initrd):
+        return img, initrd
+    root = os.path.join(DIR, "root-" + name)
+    xorg._remove_tree(root)
+    log("%s: copy base, add the kernel, %s kmsvt ..." % (rel, variant))
+    xorg._run(["cp", "-a", BASE, root], "copy base")
+    _add_kernel(root, rel)
+    _configure(root)
+    _chroot(root, "update-initramfs -c -k %s" % rel, "update-initramfs")
+    install(root, rel)
     shutil.copy(os.path.join(root, "boot", "initrd.img-" + rel), initrd)
     size_mb = xorg._du_bytes(root) * 13 // 10 // (1 << 20) + 512
     tmp = img + ".new"
@@ -258,15 +296,15 @@ def build_image_locked(rel):
     return img, initrd
 
 
-def image(rel):
-    """(disk image, initrd) for rel, building what is missing or stale;
-    safe from several threads and processes at once."""
+def image(rel, variant="install"):
+    """(disk image, initrd) for rel and variant (VARIANTS), building what
+    is missing or stale; safe from several threads and processes at once."""
     with _lock:
         os.makedirs(DIR, exist_ok=True)
         with open(os.path.join(DIR, ".lock"), "w") as lk:
             fcntl.flock(lk, fcntl.LOCK_EX)
             try:
-                return build_image_locked(rel)
+                return build_image_locked(rel, variant)
             finally:
                 fcntl.flock(lk, fcntl.LOCK_UN)
 
@@ -277,10 +315,16 @@ def prepare(kernels):
         image(rel)
 
 
-def writable_copy(ctx, rel, name):
+def prepare_deb(kernels):
+    """The PREPARE of the tests of the "deb" variant."""
+    for rel in kernels:
+        image(rel, "deb")
+
+
+def writable_copy(ctx, rel, name, variant="install"):
     """A copy of rel's image that a guest may change (and keep over a
     reboot), and its initrd."""
-    img, initrd = image(rel)
+    img, initrd = image(rel, variant)
     disk = os.path.join(DIR, "%s-%s.disk" % (rel, name))
     xorg._run(["cp", "--sparse=always", img, disk], "copy image")
     return disk, initrd
@@ -330,3 +374,40 @@ def rebooted(g, how, timeout=300):
     the next boot's login shell."""
     g.rebooted(how, timeout)
     _settle(g)
+
+
+def driver(g):
+    """The driver bound to card0: "kmsvt" or "bochs-drm"."""
+    _, drv = g.sh("readlink /sys/class/drm/card0/device/driver", check=True)
+    return os.path.basename(drv.strip())
+
+
+def modules(g):
+    """The names of the loaded modules."""
+    _, mods = g.sh("cat /proc/modules", check=True)
+    return {line.split()[0] for line in mods.splitlines() if line.strip()}
+
+
+def power_off(g):
+    """A clean power-off: what the guest wrote is on the disk (not only in
+    the journal); QEMU runs with -no-reboot and exits."""
+    g.write("systemctl poweroff\n")
+    g.proc.wait(timeout=300)
+    g.close()
+
+
+def disk_initrd(disk, rel):
+    """The initramfs in the /boot of a powered-off guest's disk, as a boot
+    loader would take it (QEMU boots the initrd it is given)."""
+    new = disk + ".initrd"
+    xorg._run(["debugfs", "-R", "dump /boot/initrd.img-%s %s" % (rel, new), disk],
+              "debugfs dump")
+    return new
+
+
+def assert_console_before_root(g):
+    """kmsvt from the initramfs on: its console before the root mount."""
+    dmesg = g.dmesg()
+    con, root = dmesg.find("Console: switching to colour kmsvt"), dmesg.find("EXT4-fs (vda)")
+    harness.check(0 <= con < root, "kmsvt's console (at %d) not before the root mount (at %d)"
+                  % (con, root))
