@@ -71,7 +71,7 @@ class Deb(unittest.TestCase):
         files = deb_contents(deb)
         src = "/usr/src/kmsvt-%s/" % self.ver
         want = {src + f for f in ["dkms.conf"] + initramfs.module_sources()}
-        want |= {"/etc/modprobe.d/kmsvt.conf", "/usr/share/initramfs-tools/hooks/kmsvt",
+        want |= {"/lib/modprobe.d/kmsvt.conf", "/usr/share/initramfs-tools/hooks/kmsvt",
                  "/usr/share/doc/kmsvt-dkms/copyright", "/usr/share/doc/kmsvt-dkms/changelog.gz"}
         self.assertEqual(set(files), want)
         self.assertEqual(files["/usr/share/initramfs-tools/hooks/kmsvt"][0], "-rwxr-xr-x")
@@ -79,7 +79,7 @@ class Deb(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run(["dpkg-deb", "-x", deb, tmp], check=True)
             for inside, ours in ((src + "dkms.conf", "dkms.conf"),
-                                 ("/etc/modprobe.d/kmsvt.conf", "scripts/kmsvt-modprobe.conf"),
+                                 ("/lib/modprobe.d/kmsvt.conf", "scripts/kmsvt-modprobe.conf"),
                                  ("/usr/share/initramfs-tools/hooks/kmsvt",
                                   "scripts/kmsvt-initramfs-hook")):
                 with open(tmp + inside, "rb") as a, open(os.path.join(REPO, ours), "rb") as b:
@@ -88,13 +88,16 @@ class Deb(unittest.TestCase):
                               capture_output=True, text=True, check=True).stdout
         self.assertIn("Version: %s\n" % self.ver, info)
         self.assertRegex(info, r"Depends: .*\bdkms\b")
-        ctl = subprocess.run(["dpkg-deb", "-I", deb, "triggers", "postinst", "prerm", "postrm"],
+        ctl = subprocess.run(["dpkg-deb", "-I", deb, "triggers", "postinst", "prerm"],
                              capture_output=True, text=True, check=True).stdout
         self.assertIn("activate-noawait update-initramfs", ctl)
         self.assertIn("DKMS_NAME=kmsvt", ctl)
         self.assertIn("dkms remove -m $DKMS_NAME -v $DKMS_VERSION --all", ctl)
-        # The purge takes the conffile out of the initramfs.
-        self.assertRegex(ctl, r'if \[ "\$1" = purge \] .*\n\tupdate-initramfs -u\n')
+        # No conffile: the modprobe.d file goes with the package at a
+        # remove, before the trigger makes the initramfs again.
+        conffiles = subprocess.run(["dpkg-deb", "-I", deb, "conffiles"], capture_output=True,
+                                   text=True).stdout
+        self.assertNotIn("modprobe.d", conffiles)
 
     def test_tools_package(self):
         deb = self.deb("kmsvt-tools", "amd64")

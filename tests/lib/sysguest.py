@@ -261,9 +261,36 @@ def _add_debs(root, rel):
             shutil.copy(os.path.join(out, name), os.path.join(root, "root", name))
 
 
+def _install_apt(root, rel):
+    """The README's package install, `apt-get install` of make deb's two
+    packages, in the chroot (as _install_make runs make install there)."""
+    _add_debs(root, rel)
+    out, secs = _chroot(root, package_cmd("install"), "apt-get install")
+    xorg._write(os.path.join(DIR, rel + "-apt.install.log"), out)
+    log("%s: apt-get install took %.0f s" % (rel, secs))
+
+
+def _purge_apt(root, rel):
+    """The install above, then `apt-get purge` of both packages."""
+    _install_apt(root, rel)
+    out, secs = _chroot(root, package_cmd("purge"), "apt-get purge")
+    xorg._write(os.path.join(DIR, rel + "-apt.purge.log"), out)
+    log("%s: apt-get purge took %.0f s" % (rel, secs))
+
+
+def package_cmd(what):
+    """The apt-get command line that installs or purges make deb's packages
+    (the debs in /root); the guest tests run the same."""
+    apt = "DEBIAN_FRONTEND=noninteractive apt-get -y -q -o Dpkg::Use-Pty=0"
+    if what == "install":
+        return "cd /root && %s install ./kmsvt-dkms_*.deb ./kmsvt-tools_*.deb" % apt
+    return "%s purge kmsvt-dkms kmsvt-tools" % apt
+
+
 # What each image variant does to the root after the base, kernel and
 # configuration, and the files it is made from.
-VARIANTS = {"install": (_install_make, install_files), "deb": (_add_debs, deb_files)}
+VARIANTS = {"install": (_install_make, install_files), "deb": (_add_debs, deb_files),
+            "apt": (_install_apt, deb_files), "apt-purged": (_purge_apt, deb_files)}
 
 
 def build_image_locked(rel, variant="install"):
@@ -319,6 +346,13 @@ def prepare_deb(kernels):
     """The PREPARE of the tests of the "deb" variant."""
     for rel in kernels:
         image(rel, "deb")
+
+
+def prepare_apt(kernels):
+    """The PREPARE of the tests of the "apt" and "apt-purged" variants."""
+    for rel in kernels:
+        image(rel, "apt")
+        image(rel, "apt-purged")
 
 
 def writable_copy(ctx, rel, name, variant="install"):
