@@ -15,7 +15,6 @@ screendump must show the new owner's picture.
 
 usage: tests/bench/desktop.py [-n CYCLES] [--markdown] [KERNEL_RELEASE ...]
 """
-import argparse
 import os
 import re
 import sys
@@ -30,12 +29,13 @@ if LIB not in sys.path:
 import harness  # noqa: E402
 import initramfs  # noqa: E402
 import seat  # noqa: E402
+import switch  # noqa: E402
 import wayland  # noqa: E402
 import xorg  # noqa: E402
 from debugfs import debugfs_numbers  # noqa: E402
 from harness import check  # noqa: E402
 
-FLAVOURS = ("kmsvt", "bochs")
+FLAVOURS = switch.FLAVOURS
 DEFAULT_CYCLES = 10
 COUNTERS = ("modesets", "mode_reloads", "blanks")
 TOOLS = ("kmsvt-session", "kmsvt-switch")
@@ -57,7 +57,7 @@ def what(vt):
     return wayland.DESKTOP[vt][0].split()[0] if vt in wayland.DESKTOP else "console"
 
 
-def switch(g, vt):
+def timed_switch(g, vt):
     """kmsvt-switch -d to vt; ms to the new owner's first commit."""
     st, out = g.wsh("kmsvt-switch -t 5000 -d /dev/dri/card0 %d" % vt)
     m = re.search(r"-> (\d+): active after [\d.]+ ms, new framebuffer after ([\d.]+) ms", out)
@@ -108,7 +108,7 @@ def measure(rel, flavour, cycles):
             for nxt in ORDER:
                 if nxt in failed:
                     continue
-                times.setdefault(kind(vt, nxt), []).append(switch(g, nxt))
+                times.setdefault(kind(vt, nxt), []).append(timed_switch(g, nxt))
                 vt = nxt
         if before:
             after = debugfs_numbers(g, "kmsvt_stats")
@@ -129,20 +129,13 @@ def table(rel, results, markdown):
     for k in every:
         cells = [k]
         for fl in FLAVOURS:
-            xs = results[fl].get(k)
-            cells.append("%.1f / %.1f / %.1f" % (pct(xs, 50), pct(xs, 95), max(xs)) if xs
-                         else "n/a")
+            cells.append(switch.cell(results[fl].get(k)))
         a, b = results["kmsvt"].get(k), results["bochs"].get(k)
         cells.append("%.2f" % (pct(a, 50) / max(pct(b, 50), 1e-3)) if a and b else "")
         rows.append(cells)
     out = ["%s (%d cycles per driver, each kind of switch once or twice a cycle; "
            "ms to the new owner's first commit)" % (rel, results["kmsvt"]["cycles"])]
-    if markdown:
-        out.append("| " + " | ".join(head) + " |")
-        out.append("|" + "---|" * len(head))
-        out += ["| " + " | ".join(r) + " |" for r in rows]
-    else:
-        out += ["  %-30s %-24s %-24s %s" % tuple(r) for r in [head] + rows]
+    out += switch.rows_text(head, rows, markdown, 30)
     counts = results["kmsvt"].get("counters", {})
     out.append("")
     for fl in FLAVOURS:
@@ -155,31 +148,8 @@ def table(rel, results, markdown):
 
 def run_all(kernels, cycles=DEFAULT_CYCLES, markdown=False, log=print):
     """Returns the number of failed boots."""
-    failed = 0
-    for rel in kernels:
-        results = {}
-        for fl in FLAVOURS:
-            try:
-                results[fl] = measure(rel, fl, cycles)
-            except Exception as e:  # a failed boot is reported, never counted
-                log("%s %s: FAILED: %s" % (rel, fl, e))
-                failed += 1
-        if len(results) == len(FLAVOURS):
-            log(table(rel, results, markdown))
-    return failed
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("-n", "--cycles", type=int, default=DEFAULT_CYCLES)
-    ap.add_argument("--markdown", action="store_true")
-    ap.add_argument("kernels", nargs="*")
-    args = ap.parse_args()
-    harness.require_tools()
-    sys.exit(1 if run_all(args.kernels or initramfs.releases(), args.cycles,
-                          args.markdown) else 0)
+    return switch.run_drivers(measure, table, kernels, cycles, markdown, log)
 
 
 if __name__ == "__main__":
-    main()
+    switch.main(__doc__, run_all, DEFAULT_CYCLES)

@@ -67,6 +67,20 @@ def measure(rel, flavour, cycles):
         ctx.close()
 
 
+def cell(xs):
+    """p50 / p95 / max of xs, or n/a."""
+    pct = seat.pct
+    return "%.1f / %.1f / %.1f" % (pct(xs, 50), pct(xs, 95), max(xs)) if xs else "n/a"
+
+
+def rows_text(head, rows, markdown, width):
+    """A table's lines: Markdown, or text with the first column width wide."""
+    if markdown:
+        return (["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] +
+                ["| " + " | ".join(r) + " |" for r in rows])
+    return [("  %%-%ds %%-24s %%-24s %%s" % width) % tuple(r) for r in [head] + rows]
+
+
 def table(rel, results, markdown):
     pct = seat.pct
     head = ["switch", "kmsvt p50/p95/max ms", "bochs p50/p95/max ms", "p95 kmsvt/bochs"]
@@ -74,19 +88,13 @@ def table(rel, results, markdown):
     for kind in seat.KINDS:
         cells = [kind]
         for fl in FLAVOURS:
-            xs = results[fl][kind]
-            cells.append("%.1f / %.1f / %.1f" % (pct(xs, 50), pct(xs, 95), max(xs)))
+            cells.append(cell(results[fl][kind]))
         cells.append("%.2f" % (pct(results["kmsvt"][kind], 95) /
                                max(pct(results["bochs"][kind], 95), 1e-3)))
         rows.append(cells)
     n = len(results["kmsvt"][seat.KINDS[0]])
     out = ["%s (%d switches of each kind per driver)" % (rel, n)]
-    if markdown:
-        out.append("| " + " | ".join(head) + " |")
-        out.append("|" + "---|" * len(head))
-        out += ["| " + " | ".join(r) + " |" for r in rows]
-    else:
-        out += ["  %-22s %-24s %-24s %s" % tuple(r) for r in [head] + rows]
+    out += rows_text(head, rows, markdown, 22)
     counts = results["kmsvt"].get("counters", {})
     out.append("")
     out.append("kmsvt over all %d switches: %s" % (
@@ -94,8 +102,10 @@ def table(rel, results, markdown):
     return "\n".join(out)
 
 
-def run_all(kernels, cycles=DEFAULT_CYCLES, markdown=False, log=print):
-    """Returns the number of failed boots."""
+def run_drivers(measure, table, kernels, cycles, markdown=False, log=print):
+    """measure(rel, flavour, cycles) on each kernel for kmsvt and bochs,
+    then log table(rel, results, markdown); the number of failed boots.
+    The desktop benchmark runs this way too."""
     failed = 0
     for rel in kernels:
         results = {}
@@ -110,16 +120,21 @@ def run_all(kernels, cycles=DEFAULT_CYCLES, markdown=False, log=print):
     return failed
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__,
+def run_all(kernels, cycles=DEFAULT_CYCLES, markdown=False, log=print):
+    """Returns the number of failed boots."""
+    return run_drivers(measure, table, kernels, cycles, markdown, log)
+
+
+def main(doc=__doc__, run=run_all, cycles=DEFAULT_CYCLES):
+    """The command line of this benchmark and of the desktop one."""
+    ap = argparse.ArgumentParser(description=doc,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("-n", "--cycles", type=int, default=DEFAULT_CYCLES)
+    ap.add_argument("-n", "--cycles", type=int, default=cycles)
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("kernels", nargs="*")
     args = ap.parse_args()
     harness.require_tools()
-    sys.exit(1 if run_all(args.kernels or initramfs.releases(), args.cycles,
-                          args.markdown) else 0)
+    sys.exit(1 if run(args.kernels or initramfs.releases(), args.cycles, args.markdown) else 0)
 
 
 if __name__ == "__main__":
