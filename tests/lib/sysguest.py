@@ -23,9 +23,13 @@ changes):
   <rel>.img       ext4 of root-<rel>/ (mke2fs -d), and <rel>.initrd the
                   initramfs QEMU boots with it (the one in its /boot)
 
-image(rel, "deb") makes the variant <rel>-deb.img (and .initrd): the same
-root without `make install`, with `make deb`'s two packages in /root for
-the test to install (scripts/deb.sh, built into build/sysguest/deb/).
+image(rel, VARIANT) makes <rel>-VARIANT.img (and .initrd) from the same
+root with another last step (VARIANTS): "uninstall", `make uninstall` run
+after make install; "deb", no make install but `make deb`'s two packages
+in /root (scripts/deb.sh, built into build/sysguest/deb/) for
+test_package_apt to install; "apt", those packages installed by apt-get in
+the chroot; "apt-purged", then purged.  A variant that continues another
+("uninstall", "apt-purged") is made on that one's root, right after it.
 
 boot(ctx, rel, name, disk) starts QEMU on a writable copy of the image
 with the guest's own init (systemd); the harness's shell is root's login
@@ -246,6 +250,14 @@ def _install_make(root, rel):
     log("%s: make install took %.0f s" % (rel, secs))
 
 
+def _uninstall_make(root, rel):
+    """The README's `make uninstall`, in the chroot (after make install)."""
+    out, secs = _chroot(root, "cd /usr/local/src/kmsvt && make uninstall KVER=%s" % rel,
+                        "make uninstall")
+    xorg._write(os.path.join(DIR, rel + ".uninstall.log"), out)
+    log("%s: make uninstall took %.0f s" % (rel, secs))
+
+
 def _add_debs(root, rel):
     """`make deb`'s kmsvt-dkms and kmsvt-tools in /root, not installed."""
     out = os.path.join(DIR, "deb")
@@ -271,8 +283,7 @@ def _install_apt(root, rel):
 
 
 def _purge_apt(root, rel):
-    """The install above, then `apt-get purge` of both packages."""
-    _install_apt(root, rel)
+    """`apt-get purge` of both packages (after the install above)."""
     out, secs = _chroot(root, package_cmd("purge"), "apt-get purge")
     xorg._write(os.path.join(DIR, rel + "-apt.purge.log"), out)
     log("%s: apt-get purge took %.0f s" % (rel, secs))
@@ -288,39 +299,63 @@ def package_cmd(what):
 
 
 # What each image variant does to the root after the base, kernel and
-# configuration, and the files it is made from.
-VARIANTS = {"install": (_install_make, install_files), "deb": (_add_debs, deb_files),
-            "apt": (_install_apt, deb_files), "apt-purged": (_purge_apt, deb_files)}
+# configuration, the files it is made from, and the variant it continues
+# (its step runs on that one's root, once that image is written: the
+# common part of the two is made once).
+VARIANTS = {"install": (_install_make, install_files, None),
+            "uninstall": (_uninstall_make, install_files, "install"),
+            "deb": (_add_debs, deb_files, None),
+            "apt": (_install_apt, deb_files, None),
+            "apt-purged": (_purge_apt, deb_files, "apt")}
 
 
-def build_image_locked(rel, variant="install"):
-    build_base()
-    install, files = VARIANTS[variant]
+def _paths(rel, variant):
+    """(image, initrd, stamp, stamp's key) of rel's variant."""
     name = rel if variant == "install" else "%s-%s" % (rel, variant)
-    img = os.path.join(DIR, name + ".img")
-    initrd = os.path.join(DIR, name + ".initrd")
-    stamp = os.path.join(DIR, name + ".stamp")
     key = json.dumps({"base": xorg._read(os.path.join(DIR, "base.stamp")), "layout": LAYOUT,
-                      "sources": _sources_hash(files()), "rel": rel})
-    if xorg._read(stamp) == key and os.path.exists(img) and os.path.exists(initrd):
-        return img, initrd
-    root = os.path.join(DIR, "root-" + name)
-    xorg._remove_tree(root)
-    log("%s: copy base, add the kernel, %s kmsvt ..." % (rel, variant))
-    xorg._run(["cp", "-a", BASE, root], "copy base")
-    _add_kernel(root, rel)
-    _configure(root)
-    _chroot(root, "update-initramfs -c -k %s" % rel, "update-initramfs")
-    install(root, rel)
+                      "sources": _sources_hash(VARIANTS[variant][1]()), "rel": rel,
+                      "variant": variant})
+    return [os.path.join(DIR, name + ext) for ext in (".img", ".initrd", ".stamp")] + [key]
+
+
+def _fresh(rel, variant):
+    img, initrd, stamp, key = _paths(rel, variant)
+    return xorg._read(stamp) == key and os.path.exists(img) and os.path.exists(initrd)
+
+
+def _write_image(root, rel, variant):
+    """root as the variant's ext4 image, with the initramfs in its /boot."""
+    img, initrd, stamp, key = _paths(rel, variant)
     shutil.copy(os.path.join(root, "boot", "initrd.img-" + rel), initrd)
     size_mb = xorg._du_bytes(root) * 13 // 10 // (1 << 20) + 512
     tmp = img + ".new"
     xorg._run(["mke2fs", "-q", "-F", "-t", "ext4", "-L", "kmsvt-guest", "-d", root, tmp,
                "%dM" % size_mb], "mke2fs")
     os.replace(tmp, img)
-    xorg._remove_tree(root)
     xorg._write(stamp, key)
-    return img, initrd
+
+
+def build_image_locked(rel, variant="install"):
+    build_base()
+    if not _fresh(rel, variant):
+        top = VARIANTS[variant][2] or variant
+        children = [v for v, (_, _, parent) in VARIANTS.items() if parent == top]
+        root = os.path.join(DIR, "root-%s-%s" % (rel, top))
+        xorg._remove_tree(root)
+        log("%s: copy base, add the kernel, %s kmsvt ..." % (rel, top))
+        xorg._run(["cp", "-a", BASE, root], "copy base")
+        _add_kernel(root, rel)
+        _configure(root)
+        _chroot(root, "update-initramfs -c -k %s" % rel, "update-initramfs")
+        VARIANTS[top][0](root, rel)
+        if not _fresh(rel, top):
+            _write_image(root, rel, top)
+        for child in children:
+            if child == variant or not _fresh(rel, child):
+                VARIANTS[child][0](root, rel)
+                _write_image(root, rel, child)
+        xorg._remove_tree(root)
+    return tuple(_paths(rel, variant)[:2])
 
 
 def image(rel, variant="install"):
@@ -337,7 +372,8 @@ def image(rel, variant="install"):
 
 
 def prepare(kernels):
-    """tests/run.py's PREPARE: every kernel's image, before the tests."""
+    """tests/run.py's PREPARE: every kernel's image (and the "uninstall"
+    one, made on the way), before the tests."""
     for rel in kernels:
         image(rel)
 
@@ -349,10 +385,10 @@ def prepare_deb(kernels):
 
 
 def prepare_apt(kernels):
-    """The PREPARE of the tests of the "apt" and "apt-purged" variants."""
+    """The PREPARE of the tests of the "apt" and "apt-purged" variants (the
+    second made on the way to the first)."""
     for rel in kernels:
         image(rel, "apt")
-        image(rel, "apt-purged")
 
 
 def writable_copy(ctx, rel, name, variant="install"):
