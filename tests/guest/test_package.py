@@ -23,5 +23,5 @@ def test_apt_installed_boots_kmsvt(ctx):
 def test_apt_purged_boots_bochs(ctx):
     disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "apt-purged", variant="apt-purged")
     g = sysguest.boot(ctx, ctx.rel, "apt-purged", disk, initrd)
-    package.assert_booted_bochs(g)
+    sysguest.assert_booted_bochs(g)
     package.assert_purged(g, ctx.rel)

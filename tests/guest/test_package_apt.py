@@ -32,7 +32,7 @@ def test_package_install_and_purge(ctx):
     rel, ver, times, t0 = ctx.rel, package.version(), {}, time.monotonic()
     disk, initrd = sysguest.writable_copy(ctx, rel, "deb", variant="deb")
     g = sysguest.boot(ctx, rel, "deb", disk, initrd)
-    package.assert_booted_bochs(g)
+    sysguest.assert_booted_bochs(g)
     out = _timed(g, package.INSTALL, "apt install", times)
     check("0 newly installed" not in out and "NEW packages" in out, "apt: %s" % out[-2000:])
     # Of apt's time, DKMS's make: from the date make.log starts with to
@@ -50,6 +50,6 @@ def test_package_install_and_purge(ctx):
     sysguest.power_off(g)
 
     g = sysguest.boot(ctx, rel, "deb-purged", disk, sysguest.disk_initrd(disk, rel))
-    package.assert_booted_bochs(g)
+    sysguest.assert_booted_bochs(g)
     print("test_package_apt: %s; %.0f s in all" % (
         ", ".join("%s %.0f s" % kv for kv in times.items()), time.monotonic() - t0))

@@ -30,7 +30,7 @@ from harness import check, kernel_reports
 from panicscreen import assert_panic_screen
 
 PREPARE = sysguest.prepare
-LOGIN = "%s login:" % sysguest.HOSTNAME
+LOGIN = sysguest.LOGIN
 MODE = (1280, 800)
 # plymouth's switches: the splash; not its "details" text mode on the
 # serial console (console=ttyS0 makes plymouth force details otherwise);

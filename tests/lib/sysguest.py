@@ -65,6 +65,8 @@ PACKAGES = ("systemd", "systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms"
 # libdrm2 and libseat1: what kmsvt-tools links with, so that the "deb"
 # variant's apt installs the packages offline.
 HOSTNAME = "kmsvt-guest"
+# getty's prompt on tty1, read from the screen.
+LOGIN = "%s login:" % HOSTNAME
 # plymouth-themes' spinfinity: a blue gradient (its BackgroundStartColor
 # and BackgroundEndColor) under plymouth's Debian swirl, which the tests
 # recognise on the screen; Debian's own default theme comes with
@@ -481,3 +483,45 @@ def assert_console_before_root(g):
     con, root = dmesg.find("Console: switching to colour kmsvt"), dmesg.find("EXT4-fs (vda)")
     harness.check(0 <= con < root, "kmsvt's console (at %d) not before the root mount (at %d)"
                   % (con, root))
+
+
+def assert_booted_kmsvt(g):
+    """A boot with kmsvt installed (make install or its package): DKMS's
+    kmsvt drives card0 from the initramfs on, bochs is not loaded, getty's
+    prompt is on kmsvt's console at 1280x800."""
+    harness.check(driver(g) == "kmsvt", "card0 is driven by %r, not kmsvt" % driver(g))
+    mods = modules(g)
+    harness.check("kmsvt" in mods and "bochs" not in mods, "modules: %s" % sorted(mods))
+    _, path = g.sh("modinfo -n kmsvt", check=True)
+    harness.check("/updates/dkms/kmsvt.ko" in path, "kmsvt.ko is %r, not DKMS's" % path.strip())
+    assert_console_before_root(g)
+    img, _ = g.wait_screen_text(LOGIN, timeout=180)
+    harness.check((img.width, img.height) == (1280, 800), "mode %dx%d" % (img.width, img.height))
+
+
+def assert_booted_bochs(g):
+    """A boot without kmsvt (before an install, after its removal): bochs
+    drives card0, no kmsvt.ko, getty's prompt on bochs' console."""
+    harness.check(driver(g) == "bochs-drm", "card0 is driven by %r, not bochs" % driver(g))
+    harness.check("kmsvt" not in modules(g), "kmsvt loaded: %s" % sorted(modules(g)))
+    st, _ = g.sh("modinfo -n kmsvt")
+    harness.check(st != 0, "kmsvt.ko is still installed")
+    g.wait_screen_text(LOGIN, timeout=180)
+    g.assert_no_oops()
+
+
+def initramfs_files(g, rel):
+    """The paths in the guest's initramfs for rel (lsinitramfs)."""
+    _, out = g.sh("lsinitramfs /boot/initrd.img-%s" % rel, timeout=120, check=True)
+    return out.split()
+
+
+def assert_nothing_left(g, rel, paths):
+    """After a removal: DKMS knows no kmsvt, none of paths (shell globs)
+    exists, the initramfs has no kmsvt.ko and no kmsvt.conf."""
+    _, status = g.sh("dkms status -m kmsvt")
+    harness.check(not status.strip(), "dkms status after the removal: %r" % status)
+    _, out = g.sh("ls -d %s 2>/dev/null" % " ".join(paths))
+    harness.check(not out.strip(), "left after the removal: %r" % out)
+    ours = [f for f in initramfs_files(g, rel) if "/kmsvt.ko" in f or f.endswith("/kmsvt.conf")]
+    harness.check(not ours, "still in the initramfs: %s" % ours)
