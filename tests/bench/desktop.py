@@ -102,8 +102,7 @@ def measure(rel, flavour, cycles):
         before = debugfs_numbers(g, "kmsvt_stats") if flavour == "kmsvt" else None
         times, vt = {k: [] for k in kinds()}, 1
         times["cycles"] = cycles
-        for vt_down, why in failed.items():
-            times["down"] = times.get("down", []) + ["%s: %s" % (what(vt_down), first_error(why))]
+        times["down"] = ["%s: %s" % (what(v), first_error(why)) for v, why in failed.items()]
         for _ in range(cycles):
             for nxt in ORDER:
                 if nxt in failed:

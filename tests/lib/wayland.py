@@ -170,19 +170,13 @@ class WaylandGuest(xorg.XorgGuest):
         return self.wait_picture(rgb, "weston on VT%d" % vt, timeout=120,
                                  logs=(WESTON_LOG, WESTON_OUT))
 
-    def start_session(self, vt, name, timeout=60):
-        """kmsvt-session NAME on vt under seatd (switched to first), as root;
-        returns once its name shows at the top of the screen."""
-        self.sh("chvt %d" % vt, check=True)
+    def start_session(self, timeout=60):
+        """kmsvt-session SESSION_NAME on SESSION_VT under seatd (switched to
+        first), as root; returns once show() sees it."""
+        self.sh("chvt %d" % SESSION_VT, check=True)
         self.wsh(daemon("kmsvt-session --name %s --check-revoked >/tmp/%s.log 2>&1 </dev/null"
-                        % (name, name)), env="LIBSEAT_BACKEND=seatd", check=True)
-        want = "kmsvt-session " + name
-        t0 = time.monotonic()
-        while want not in seat.top_text(self)[1]:
-            check(time.monotonic() - t0 < timeout, "%s: %r not on screen: %r\n%s" % (
-                self.name, want, seat.top_text(self)[1], self.wsh("tail /tmp/%s.log" % name)[1]))
-            time.sleep(0.3)
-        return time.monotonic() - t0
+                        % (SESSION_NAME, SESSION_NAME)), env="LIBSEAT_BACKEND=seatd", check=True)
+        return self.show(SESSION_VT, timeout)
 
     def start_xorg_root(self, display, vt, rgb):
         """Xorg :display on vt (xorg.py), the root window in rgb, no cursor."""
@@ -254,7 +248,7 @@ class WaylandGuest(xorg.XorgGuest):
         elif what == "Xorg":
             self.start_xorg_root(XORG_DISPLAY, vt, DESKTOP[vt][1])
         else:
-            self.start_session(vt, SESSION_NAME)
+            self.start_session()
 
     def show(self, vt, timeout=30):
         """Wait until the screen shows vt's owner (no other session's colour
@@ -267,8 +261,10 @@ class WaylandGuest(xorg.XorgGuest):
                 if want in text and all(xorg.colour_count(img, rgb) == 0
                                         for _, rgb in DESKTOP.values()):
                     return time.monotonic() - t0
-                check(time.monotonic() - t0 < timeout, "%s: VT%d: %r not on screen: %s, %r" % (
-                    self.name, vt, want, describe(img), text))
+                if time.monotonic() - t0 > timeout:
+                    raise TestFailure("%s: VT%d: %r not on screen: %s, %r\n%s" % (
+                        self.name, vt, want, describe(img), text,
+                        self.wsh("tail /tmp/%s.log" % SESSION_NAME)[1]))
                 time.sleep(0.3)
         if vt in DESKTOP:
             what, rgb = DESKTOP[vt]
