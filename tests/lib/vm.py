@@ -7,6 +7,7 @@ screenreader.Image.
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -127,6 +128,9 @@ class Vm:
         for s in ("serial", "qmp"):
             if hasattr(self, s):
                 getattr(self, s).close()
+        # The sockets and the last screendump; what a test keeps it saves
+        # to LOGDIR.
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self):
         return self.start()
