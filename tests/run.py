@@ -105,15 +105,21 @@ def run_one(rel, name, fn):
 
 
 def prepare_jobs(modules, kernels):
-    """The images the selected modules boot, built first, one job each
-    (a module's PREPARE(kernels)), so that no worker sits waiting on
-    another's image lock at its first test."""
-    seen = []
+    """The images the selected modules boot, built first (a module's
+    PREPARE(kernels)), so that no worker sits waiting on another's image
+    lock at its first test: one job for each library that builds images
+    (xorg, sysguest), which calls its PREPAREs one after the other.  Two
+    jobs for one library's images would wait on each other's locks (its
+    variants are made from one base): a worker idle for minutes."""
+    groups = {}
     for mod in modules:
         fn = getattr(mod, "PREPARE", None)
-        if fn is not None and fn not in seen:
-            seen.append(fn)
-    return [("-", "prepare %s" % fn.__module__, lambda ctx, fn=fn: fn(kernels)) for fn in seen]
+        if fn is not None and fn not in groups.setdefault(fn.__module__, []):
+            groups[fn.__module__].append(fn)
+
+    def job(fns):
+        return lambda ctx: [fn(kernels) for fn in fns]
+    return [("-", "prepare %s" % lib, job(fns)) for lib, fns in groups.items()]
 
 
 def main():
