@@ -181,7 +181,7 @@ def _kernel_font(root):
     debootstrap leaves, Fixed 8x16 (Lat15-Fixed16), would be loaded by
     console-setup's udev rule at every boot; the screen reader's default
     font is the kernel's VGA 8x16, in which the tests read the login
-    prompt.  test_setupcon_font_at_boot changes the font as a user would."""
+    prompt.  test_systemd_guest changes the font as a user would."""
     path = os.path.join(root, "etc", "default", "console-setup")
     text = xorg._read(path)
     if text is None:
@@ -445,6 +445,16 @@ def rebooted(g, how, timeout=300):
     """Write how (a command that reboots or crashes the guest) and wait for
     the next boot's login shell."""
     g.rebooted(how, timeout)
+    _settle(g)
+
+
+def reset(g, timeout=300):
+    """The reset button (QMP system_reset) for a guest that panicked
+    (Debian's kernels wait at a panic: no panic=N); waits for the next
+    boot's login shell.  VRAM, and kmsvt's pstore strip in it, is kept."""
+    since = g.serial_offset()
+    g.qmp_cmd("system_reset")
+    g.boot(timeout=timeout, since=since)
     _settle(g)
 
 
