@@ -188,17 +188,20 @@ def main():
         if not args.no_unit:
             p, f = unit_tests()
             passed, failed = passed + p, failed + f
+            print("host tests ended at %.0fs" % (time.monotonic() - t0), flush=True)
         futs += [pool.submit(run_one, *j) for j in jobs]
         for fut in concurrent.futures.as_completed(futs):
             rel, name, err, secs = fut.result()
+            # How long it took, and when it ended (the run's timeline).
+            took = "(%.0fs, at %.0fs)" % (secs, time.monotonic() - t0)
             if rel == "-" and not err:
-                print("PREP %-22s %s (%.0fs)" % (rel, name, secs), flush=True)
+                print("PREP %-22s %s %s" % (rel, name, took), flush=True)
             elif err:
                 failed += 1
-                print("FAIL %-22s %s (%.0fs)\n%s" % (rel, name, secs, err), flush=True)
+                print("FAIL %-22s %s %s\n%s" % (rel, name, took, err), flush=True)
             else:
                 passed += 1
-                print("PASS %-22s %s (%.0fs)" % (rel, name, secs), flush=True)
+                print("PASS %-22s %s %s" % (rel, name, took), flush=True)
     print("tests took %.0fs" % (time.monotonic() - t0))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
