@@ -101,7 +101,8 @@ def run_one(rel, name, fn):
         err = (err + "\nand after the test:\n" if err else "") + traceback.format_exc()
     finally:
         ctx.close()
-    return rel, name, err, time.monotonic() - t0
+    ended = time.monotonic()
+    return rel, name, err, ended - t0, ended
 
 
 def prepare_jobs(modules, kernels):
@@ -118,7 +119,10 @@ def prepare_jobs(modules, kernels):
             groups[fn.__module__].append(fn)
 
     def job(fns):
-        return lambda ctx: [fn(kernels) for fn in fns]
+        def run(ctx):
+            for fn in fns:
+                fn(kernels)
+        return run
     return [("-", "prepare %s" % lib, job(fns)) for lib, fns in groups.items()]
 
 
@@ -191,9 +195,10 @@ def main():
             print("host tests ended at %.0fs" % (time.monotonic() - t0), flush=True)
         futs += [pool.submit(run_one, *j) for j in jobs]
         for fut in concurrent.futures.as_completed(futs):
-            rel, name, err, secs = fut.result()
-            # How long it took, and when it ended (the run's timeline).
-            took = "(%.0fs, at %.0fs)" % (secs, time.monotonic() - t0)
+            rel, name, err, secs, ended = fut.result()
+            # How long it took, and when it ended (the run's timeline; a
+            # job that ended during the host tests is printed after them).
+            took = "(%.0fs, at %.0fs)" % (secs, ended - t0)
             if rel == "-" and not err:
                 print("PREP %-22s %s %s" % (rel, name, took), flush=True)
             elif err:
