@@ -20,7 +20,7 @@ DRY=0
 [ "${1:-}" = "--dry-run" ] && DRY=1
 
 HOST_PKGS="build-essential bc bison flex libelf-dev kmod xz-utils cpio
-	python3 qemu-system-x86 busybox-static libdrm-dev libdrm-tests kmscube
+	python3 qemu-system-x86 qemu-utils busybox-static libdrm-dev libdrm-tests kmscube
 	libgl1-mesa-dri libegl-mesa0 libgbm1 pkg-config sparse
 	linux-source-6.1 zbar-tools debootstrap e2fsprogs socat pahole
 	seatd libseat-dev fbset dkms kbd console-setup-linux

@@ -98,7 +98,8 @@ class BenchError(Exception):
 def images(rel, flavours=FLAVOURS):
     """Build (once) the benchmark's initramfs for each flavour.  The tag keeps
     them apart from the images the test suite builds concurrently."""
-    return {fl: harness.initrd(rel, DRIVER[fl], tag="bench-" + DRIVER[fl]) for fl in flavours}
+    return {fl: harness.initrd(rel, DRIVER[fl], tag="bench-" + DRIVER[fl], keep_stage=True)
+            for fl in flavours}
 
 
 def staged_module(rel):

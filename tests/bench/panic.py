@@ -176,7 +176,8 @@ class BenchError(Exception):
 def images(rel):
     """The images of this benchmark: the harness's stock /init, tagged apart
     from the suite's and the other benchmarks' (they may run meanwhile)."""
-    return {fl: harness.initrd(rel, fl, tag="bench-panic-" + fl) for fl in ("kmsvt", "bochs")}
+    return {fl: harness.initrd(rel, fl, tag="bench-panic-" + fl, keep_stage=True)
+            for fl in ("kmsvt", "bochs")}
 
 
 def staged_module(rel):

@@ -43,13 +43,13 @@ def test_package_install_and_purge(ctx):
     package.assert_installed(g, rel)
     sysguest.power_off(g)
 
-    g = sysguest.boot(ctx, rel, "deb-installed", disk, sysguest.disk_initrd(disk, rel))
+    g = sysguest.boot(ctx, rel, "deb-installed", disk, sysguest.disk_initrd(ctx, disk, rel))
     package.assert_booted_kmsvt(g)
     _timed(g, package.PURGE, "apt purge", times)
     package.assert_purged(g, rel)
     sysguest.power_off(g)
 
-    g = sysguest.boot(ctx, rel, "deb-purged", disk, sysguest.disk_initrd(disk, rel))
+    g = sysguest.boot(ctx, rel, "deb-purged", disk, sysguest.disk_initrd(ctx, disk, rel))
     sysguest.assert_booted_bochs(g)
     print("test_package_apt: %s; %.0f s in all" % (
         ", ".join("%s %.0f s" % kv for kv in times.items()), time.monotonic() - t0))

@@ -24,7 +24,6 @@ import re
 import time
 
 import sysguest
-import xorg
 from debugfs import debugfs_numbers
 from harness import check, kernel_reports
 from panicscreen import assert_panic_screen
@@ -36,9 +35,7 @@ MODE = (1280, 800)
 # serial console (console=ttyS0 makes plymouth force details otherwise);
 # its debug log, /var/log/plymouth-debug.log.
 SPLASH = "splash plymouth.ignore-serial-consoles plymouth.debug"
-PROBE = "kmsvt-splash-probe"
-PROBE_FILES = ((PROBE, "/usr/local/sbin/" + PROBE),
-               (PROBE + ".service", "/etc/systemd/system/%s.service" % PROBE))
+PROBE = sysguest.PROBE
 # spinfinity.plymouth's BackgroundStartColor and BackgroundEndColor: the
 # top and bottom rows of its vertical gradient.
 GRADIENT = ((0x00, 0x73, 0xb3), (0x00, 0x45, 0x7e))
@@ -68,16 +65,6 @@ def is_splash(img):
             r, g, b = img.pixel(x, y)
             red += r > 150 and g < 90 and b < 130
     return red * 4 >= SWIRL_MIN
-
-
-def _probe_disk(ctx, name):
-    """A copy of the image with the probe unit (not enabled: the boot that
-    wants it names it on its command line)."""
-    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, name)
-    for src, dst in PROBE_FILES:
-        xorg._run(["debugfs", "-w", "-R", "write %s %s" % (
-            os.path.join(sysguest.initramfs.GUEST_FILES, src), dst), disk], "debugfs write")
-    return disk, initrd
 
 
 class BootShots:
@@ -116,7 +103,7 @@ def _master(g):
 
 
 def test_splash_to_getty(ctx):
-    disk, initrd = _probe_disk(ctx, "splash")
+    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "splash")
     shots = BootShots()
     g = sysguest.boot(ctx, ctx.rel, "sys-splash", disk, initrd,
                       cmdline="%s systemd.wants=%s.service" % (SPLASH, PROBE),
@@ -157,7 +144,7 @@ def test_splash_to_getty(ctx):
 
 
 def test_panic_during_splash(ctx):
-    disk, initrd = _probe_disk(ctx, "splash-panic")
+    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "splash-panic")
     g = sysguest.start(ctx, ctx.rel, "sys-splash-panic", disk, initrd,
                        cmdline="%s systemd.wants=%s.service kmsvt_test.splash_crash"
                        % (SPLASH, PROBE))

@@ -281,6 +281,10 @@ class Ctx:
     def __init__(self, rel):
         self.rel = rel
         self.guests = []
+        # Files the test made for itself alone (a guest's writable disk),
+        # removed when it ends, pass or fail: the suite's disk use stays
+        # what its images take (docs/TESTING.md).
+        self.scratch = []
 
     def guest(self, name, **kw):
         g = guest(self, name, **kw)
@@ -299,3 +303,7 @@ class Ctx:
         for g in self.guests:
             g.close()
         self.guests = []
+        for path in self.scratch:
+            if os.path.exists(path):
+                os.unlink(path)
+        self.scratch = []
