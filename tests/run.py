@@ -126,6 +126,29 @@ def prepare_jobs(modules, kernels):
     return [("-", "prepare %s" % lib, job(fns)) for lib, fns in groups.items()]
 
 
+# What a whole run from a fresh clone holds under build/ at its peak:
+# 11.1 GiB measured (2026-12-07: the systemd guest's eight images and
+# their base 8.3 GiB, the Xorg image and its root 1.4 GiB, the kernels'
+# packages 0.7 GiB), with some room.  A run with less free stops at once rather than after twenty
+# minutes with ENOSPC (CI's run of e47ff2a).
+BUILD_BYTES = 12 << 30
+
+
+def check_disk():
+    """Exit 2, loudly, unless build/ has room for a whole run: what it
+    holds now counts (cached images are reused or replaced)."""
+    os.makedirs(initramfs.BUILD, exist_ok=True)
+    st = os.statvfs(initramfs.BUILD)
+    free = st.f_bavail * st.f_frsize
+    held = sum(os.lstat(os.path.join(d, f)).st_blocks * 512
+               for d, _, fs in os.walk(initramfs.BUILD) for f in fs)
+    if free + held < BUILD_BYTES:
+        print("FATAL: the suite needs %.1f GiB for build/ (%s): %.1f GiB free and %.1f GiB "
+              "already there" % (BUILD_BYTES / 2**30, initramfs.BUILD, free / 2**30,
+                                 held / 2**30))
+        sys.exit(2)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -151,6 +174,7 @@ def main():
     args = ap.parse_args()
     if not args.list:
         harness.require_tools()
+        check_disk()
     harness.MEMCHECK = not args.no_memcheck
 
     kernels = args.kernels or initramfs.releases()
