@@ -14,14 +14,14 @@ PREPARE = sysguest.prepare_apt
 
 
 def test_apt_installed_boots_kmsvt(ctx):
-    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "apt", variant="apt")
+    disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "apt", variant="apt")
     g = sysguest.boot(ctx, ctx.rel, "apt", disk, initrd)
     package.assert_booted_kmsvt(g)
     package.assert_installed(g, ctx.rel)
 
 
 def test_apt_purged_boots_bochs(ctx):
-    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "apt-purged", variant="apt-purged")
+    disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "apt-purged", variant="apt-purged")
     g = sysguest.boot(ctx, ctx.rel, "apt-purged", disk, initrd)
     sysguest.assert_booted_bochs(g)
     package.assert_purged(g, ctx.rel)

@@ -30,7 +30,7 @@ def _timed(g, cmd, what, times):
 
 def test_package_install_and_purge(ctx):
     rel, ver, times, t0 = ctx.rel, package.version(), {}, time.monotonic()
-    disk, initrd = sysguest.writable_copy(ctx, rel, "deb", variant="deb")
+    disk, initrd = sysguest.writable_disk(ctx, rel, "deb", variant="deb")
     g = sysguest.boot(ctx, rel, "deb", disk, initrd)
     sysguest.assert_booted_bochs(g)
     out = _timed(g, package.INSTALL, "apt install", times)

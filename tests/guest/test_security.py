@@ -81,7 +81,7 @@ def _as_user(g, groups, cmd):
 
 
 def test_device_node_permissions(ctx):
-    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "perm")
+    disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "perm")
     g = sysguest.boot(ctx, ctx.rel, "sys-perm", disk, initrd)
     _, ls = g.sh("ls -l /dev/dri/card0 /dev/fb0")
     for node in ("/dev/dri/card0", "/dev/fb0"):

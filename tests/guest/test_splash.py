@@ -103,7 +103,7 @@ def _master(g):
 
 
 def test_splash_to_getty(ctx):
-    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "splash")
+    disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "splash")
     shots = BootShots()
     g = sysguest.boot(ctx, ctx.rel, "sys-splash", disk, initrd,
                       cmdline="%s systemd.wants=%s.service" % (SPLASH, PROBE),
@@ -144,7 +144,7 @@ def test_splash_to_getty(ctx):
 
 
 def test_panic_during_splash(ctx):
-    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "splash-panic")
+    disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "splash-panic")
     g = sysguest.start(ctx, ctx.rel, "sys-splash-panic", disk, initrd,
                        cmdline="%s systemd.wants=%s.service kmsvt_test.splash_crash"
                        % (SPLASH, PROBE))

@@ -49,7 +49,7 @@ def test_installed_guest_three_boots(ctx):
     console-setup.service has loaded the font.  After `systemctl reboot`:
     nothing new in /sys/fs/pstore or /var/lib/systemd/pstore, and
     console-setup's udev rule has loaded the cached font."""
-    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "installed")
+    disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "installed")
     g = sysguest.boot(ctx, ctx.rel, "sys-installed", disk, initrd, reboot=True)
     _assert_installed(g)
     check(not _pstore_files(g, "/sys/fs/pstore /var/lib/systemd/pstore"),
@@ -165,7 +165,7 @@ def _assert_panic_kept(g):
 
 
 def test_uninstalled_guest_boots_bochs(ctx):
-    disk, initrd = sysguest.writable_copy(ctx, ctx.rel, "uninstalled", variant="uninstall")
+    disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "uninstalled", variant="uninstall")
     g = sysguest.boot(ctx, ctx.rel, "sys-uninstalled", disk, initrd)
     sysguest.assert_booted_bochs(g)
     sysguest.assert_nothing_left(g, ctx.rel, ("/usr/src/kmsvt-*", "/etc/modprobe.d/kmsvt.conf",

@@ -31,9 +31,10 @@ test_package_apt to install; "apt", those packages installed by apt-get in
 the chroot; "apt-purged", then purged.  A variant that continues another
 ("uninstall", "apt-purged") is made on that one's root, right after it.
 
-boot(ctx, rel, name, disk) starts QEMU on a writable copy of the image
-with the guest's own init (systemd); the harness's shell is root's login
-shell on ttyS0.
+writable_disk(ctx, rel, name) gives a test a qcow2 file over the image (the
+image is never written; the file is removed at the test's end), and
+boot(ctx, rel, name, disk) starts QEMU on it with the guest's own init
+(systemd); the harness's shell is root's login shell on ttyS0.
 """
 import fcntl
 import hashlib
@@ -408,7 +409,7 @@ def prepare_apt(kernels):
         image(rel, "apt")
 
 
-def writable_copy(ctx, rel, name, variant="install"):
+def writable_disk(ctx, rel, name, variant="install"):
     """A disk of rel's image that a guest may change (and keep over a
     reboot and from one QEMU to the next), and its initrd.  It is a qcow2
     file over the image (which is never written): it holds only the
