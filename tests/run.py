@@ -129,8 +129,8 @@ def prepare_jobs(modules, kernels):
 # What a whole run from a fresh clone holds under build/ at its peak:
 # 11.1 GiB measured (2026-12-07: the systemd guest's eight images and
 # their base 8.3 GiB, the Xorg image and its root 1.4 GiB, the kernels'
-# packages 0.7 GiB), with some room.  A run with less free stops at once rather than after twenty
-# minutes with ENOSPC (CI's run of e47ff2a).
+# packages 0.7 GiB), with some room.  A run with less free stops at once
+# rather than after twenty minutes with ENOSPC (CI's run of e47ff2a).
 BUILD_BYTES = 12 << 30
 
 
@@ -140,8 +140,7 @@ def check_disk():
     os.makedirs(initramfs.BUILD, exist_ok=True)
     st = os.statvfs(initramfs.BUILD)
     free = st.f_bavail * st.f_frsize
-    held = sum(os.lstat(os.path.join(d, f)).st_blocks * 512
-               for d, _, fs in os.walk(initramfs.BUILD) for f in fs)
+    held = initramfs.du_bytes(initramfs.BUILD)
     if free + held < BUILD_BYTES:
         print("FATAL: the suite needs %.1f GiB for build/ (%s): %.1f GiB free and %.1f GiB "
               "already there" % (BUILD_BYTES / 2**30, initramfs.BUILD, free / 2**30,

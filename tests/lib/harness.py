@@ -283,7 +283,7 @@ class Ctx:
         self.guests = []
         # Files the test made for itself alone (a guest's writable disk),
         # removed when it ends, pass or fail: the suite's disk use stays
-        # what its images take (docs/TESTING.md).
+        # what its images take (tests/run.py's BUILD_BYTES).
         self.scratch = []
 
     def guest(self, name, **kw):

@@ -16,6 +16,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BUILD = os.environ.get("KMSVT_BUILD", os.path.join(REPO, "build"))
 
 
+def du_bytes(path):
+    """Bytes the files under path take on its file system (du -sx)."""
+    out = subprocess.run(["du", "-sx", "--block-size=1", path], capture_output=True,
+                         text=True, check=True).stdout
+    return int(out.split()[0])
+
+
 def module_sources(src=REPO):
     """Kbuild and the module's sources: the Makefile's one list of them
     (`make module-sources`), which module-one and DKMS copy too."""

@@ -345,7 +345,7 @@ def _write_image(root, rel, variant):
     """root as the variant's ext4 image, with the initramfs in its /boot."""
     img, initrd, stamp, key = _paths(rel, variant)
     shutil.copy(os.path.join(root, "boot", "initrd.img-" + rel), initrd)
-    size_mb = xorg._du_bytes(root) * 13 // 10 // (1 << 20) + 512
+    size_mb = initramfs.du_bytes(root) * 13 // 10 // (1 << 20) + 512
     tmp = img + ".new"
     xorg._run(["mke2fs", "-q", "-F", "-t", "ext4", "-L", "kmsvt-guest", "-d", root, tmp,
                "%dM" % size_mb], "mke2fs")

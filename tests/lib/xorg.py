@@ -280,11 +280,6 @@ def install_font():
     return True
 
 
-def _du_bytes(path):
-    out, _ = _run(["du", "-sx", "--block-size=1", path], "du")
-    return int(out.split()[0])
-
-
 def build_image_locked():
     changed = build_root()
     changed = install_font() or changed
@@ -293,7 +288,7 @@ def build_image_locked():
     if not changed and _read(stamp) == key and os.path.exists(IMAGE):
         return IMAGE
     mke2fs = _require("mke2fs", "e2fsprogs")
-    size_mb = _du_bytes(ROOT) * 14 // 10 // (1 << 20) + 256
+    size_mb = initramfs.du_bytes(ROOT) * 14 // 10 // (1 << 20) + 256
     tmp = IMAGE + ".new"
     if os.path.exists(tmp):
         os.unlink(tmp)
