@@ -12,10 +12,10 @@ PYTHON    ?= python3
 ifneq ($(KDIR),)
 # Build for one given kernel tree, e.g. the running one.
 KRELS := $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
-kdir_of = $(KDIR)
+kmake = $(MAKE) -C $(KDIR)
 else
 KRELS := $(shell cat $(BUILD)/kernels/releases 2>/dev/null)
-kdir_of = $(BUILD)/kernels/$(1)/build
+kmake = sh scripts/kenv.sh --make $(1)
 endif
 
 # A tool is one file, userspace/NAME.c, or a folder of them, userspace/NAME/.
@@ -34,13 +34,15 @@ modules:
 		$(MAKE) --no-print-directory module-one REL=$$rel; done
 
 # Kbuild cannot put objects outside M=, so each kernel gets a copy of the
-# sources in build/<release>/ and builds there.  This is the build the tests
-# run, with the panic tests' crash triggers (KMSVT_TEST_HOOKS, see Kbuild);
-# `make install` has DKMS build the module without them.
+# sources in build/<release>/ and builds there, with the compiler its kernel
+# was built with (scripts/kenv.sh: Debian 13's and sid's in a Debian root of
+# their own).  This is the build the tests run, with the panic tests' crash
+# triggers (KMSVT_TEST_HOOKS, see Kbuild) and warnings as errors
+# (KMSVT_WERROR); `make install` has DKMS build the module without either.
 module-one:
 	@mkdir -p $(BUILD)/$(REL)
 	@tar cf - $(MOD_SRCS) | tar xf - -C $(BUILD)/$(REL)
-	$(MAKE) -C $(call kdir_of,$(REL)) M=$(BUILD)/$(REL) KMSVT_TEST_HOOKS=1 modules
+	$(call kmake,$(REL)) M=$(BUILD)/$(REL) KMSVT_TEST_HOOKS=1 KMSVT_WERROR=1 modules
 	@echo "built $(BUILD)/$(REL)/kmsvt.ko"
 
 # The module's sources, the one list every copy of them is made from:

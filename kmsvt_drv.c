@@ -73,6 +73,7 @@ static const struct drm_framebuffer_funcs kmsvt_fb_funcs = {
 
 /* Only our own buffers can be scanned out; refuse anything imported. */
 static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct drm_file *file,
+					       KMSVT_FB_CREATE_INFO_PARAM
 					       const struct drm_mode_fb_cmd2 *cmd)
 {
 	struct drm_gem_object *obj;
@@ -93,7 +94,7 @@ static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct dr
 	drm_gem_object_put(obj);
 	if (!ours)
 		return ERR_PTR(-EINVAL);
-	return drm_gem_fb_create_with_funcs(drm, file, cmd, &kmsvt_fb_funcs);
+	return kmsvt_gem_fb_create_with_funcs(drm, file, info, cmd, &kmsvt_fb_funcs);
 }
 
 /*
@@ -103,7 +104,7 @@ static struct drm_framebuffer *kmsvt_fb_create(struct drm_device *drm, struct dr
  * is read before the commit's hardware is done: after that the next
  * commit may replace and free this one's new state.
  */
-static void kmsvt_commit_tail(struct drm_atomic_state *state)
+static void kmsvt_commit_tail(struct kmsvt_atomic_state *state)
 {
 	struct kmsvt_device *kdev = to_kmsvt(state->dev);
 	struct drm_plane_state *plane = drm_atomic_get_new_plane_state(state, &kdev->primary);
@@ -145,7 +146,7 @@ static const struct drm_driver kmsvt_driver = {
 	.fops = &kmsvt_fops,
 	.name = KMSVT_NAME,
 	.desc = "KMS console for QEMU Bochs/std-VGA",
-	.date = "20261203",
+	KMSVT_DRIVER_DATE("20261203")
 	.major = 1,
 	.minor = 0,
 	.dumb_create = kmsvt_gem_dumb_create,

@@ -24,6 +24,8 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_plane.h>
 
+#include "compat.h"
+
 #define KMSVT_NAME "kmsvt"
 
 /* What the scanout registers point at, or are to point at. */
@@ -153,7 +155,7 @@ u32 kmsvt_scanout_banner(struct kmsvt_device *kdev);
 /* kms/crtc.c, kms/plane.c, kms/output.c */
 int kmsvt_crtc_init(struct kmsvt_device *kdev);
 void kmsvt_crtc_master_drop(struct kmsvt_device *kdev);
-void kmsvt_crtc_commit_tail(struct drm_atomic_state *state);
+void kmsvt_crtc_commit_tail(struct kmsvt_atomic_state *state);
 int kmsvt_plane_init(struct kmsvt_device *kdev);
 void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scanout *so);
 int kmsvt_output_init(struct kmsvt_device *kdev);

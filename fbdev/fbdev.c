@@ -58,7 +58,7 @@ static void kmsvt_fbdev_free_buffer(struct kmsvt_fbdev *fbdev)
 		return;
 	if (fbdev->pinned)
 		kmsvt_gem_unpin_console(fbdev->buffer->fb->obj[0]);
-	drm_client_framebuffer_delete(fbdev->buffer);
+	kmsvt_client_buffer_delete(fbdev->buffer);
 	fbdev->buffer = NULL;
 }
 
@@ -719,7 +719,7 @@ static int kmsvt_fbdev_setup(struct kmsvt_fbdev *fbdev)
 	if (!width || !height)
 		return -ENODEV;
 
-	fbdev->buffer = drm_client_framebuffer_create(client, width, height, format);
+	fbdev->buffer = kmsvt_client_buffer_create(client, width, height, format);
 	if (IS_ERR(fbdev->buffer)) {
 		ret = PTR_ERR(fbdev->buffer);
 		fbdev->buffer = NULL;

@@ -122,8 +122,7 @@ int kmsvt_gem_pin_console(struct drm_gem_object *obj)
 	struct kmsvt_device *kdev = to_kmsvt(obj->dev);
 	int ret;
 
-	ret = drm_gem_vram_pin(drm_gem_vram_of_gem(obj),
-			       DRM_GEM_VRAM_PL_FLAG_VRAM | DRM_GEM_VRAM_PL_FLAG_TOPDOWN);
+	ret = kmsvt_gem_vram_pin_top(drm_gem_vram_of_gem(obj));
 	if (ret)
 		return ret;
 	kdev->console_obj = obj;
@@ -137,7 +136,7 @@ void kmsvt_gem_unpin_console(struct drm_gem_object *obj)
 
 	WRITE_ONCE(kdev->console_size, 0);
 	kdev->console_obj = NULL;
-	drm_gem_vram_unpin(drm_gem_vram_of_gem(obj));
+	kmsvt_gem_vram_unpin(drm_gem_vram_of_gem(obj));
 }
 
 bool kmsvt_gem_is_console(const struct drm_gem_object *obj)

@@ -187,7 +187,7 @@ static bool kmsvt_crtc_mode_fixup(struct drm_crtc *crtc, const struct drm_displa
 	       adjusted_mode->crtc_vtotal;
 }
 
-static void kmsvt_crtc_atomic_enable(struct drm_crtc *crtc, struct drm_atomic_state *state)
+static void kmsvt_crtc_atomic_enable(struct drm_crtc *crtc, struct kmsvt_atomic_state *state)
 {
 	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
 	struct drm_display_mode *mode = &crtc->state->adjusted_mode;
@@ -207,7 +207,7 @@ static void kmsvt_crtc_atomic_enable(struct drm_crtc *crtc, struct drm_atomic_st
 	drm_crtc_vblank_on(crtc);
 }
 
-static void kmsvt_crtc_atomic_disable(struct drm_crtc *crtc, struct drm_atomic_state *state)
+static void kmsvt_crtc_atomic_disable(struct drm_crtc *crtc, struct kmsvt_atomic_state *state)
 {
 	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
 
@@ -231,7 +231,7 @@ static void kmsvt_crtc_atomic_disable(struct drm_crtc *crtc, struct drm_atomic_s
  * flight at a time (the core refuses or waits for a second one until this
  * event is sent), so there is no earlier event here to replace.
  */
-static void kmsvt_crtc_atomic_flush(struct drm_crtc *crtc, struct drm_atomic_state *state)
+static void kmsvt_crtc_atomic_flush(struct drm_crtc *crtc, struct kmsvt_atomic_state *state)
 {
 	struct kmsvt_device *kdev = to_kmsvt(crtc->dev);
 	struct drm_pending_vblank_event *event = crtc->state->event, *stale;
@@ -269,7 +269,7 @@ static void kmsvt_crtc_atomic_flush(struct drm_crtc *crtc, struct drm_atomic_sta
  * last is evicted last, so the front buffer of a session that was switched
  * away from is still in VRAM when it comes back.
  */
-void kmsvt_crtc_commit_tail(struct drm_atomic_state *state)
+void kmsvt_crtc_commit_tail(struct kmsvt_atomic_state *state)
 {
 	struct drm_device *drm = state->dev;
 
@@ -301,8 +301,8 @@ int kmsvt_crtc_init(struct kmsvt_device *kdev)
 	int ret;
 
 	kmsvt_scanout_init(kdev);
-	hrtimer_init(&kdev->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	kdev->vblank_timer.function = kmsvt_vblank_fire;
+	kmsvt_hrtimer_setup(&kdev->vblank_timer, kmsvt_vblank_fire, CLOCK_MONOTONIC,
+			    HRTIMER_MODE_REL);
 	kdev->frame_period = ns_to_ktime(NSEC_PER_SEC / 60);
 	/* Added only once the timer exists: a probe that fails before has none. */
 	ret = drmm_add_action(&kdev->drm, kmsvt_crtc_release, NULL);

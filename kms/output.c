@@ -115,6 +115,7 @@ static int kmsvt_connector_detect(struct drm_connector *connector,
 }
 
 static enum drm_mode_status kmsvt_connector_mode_valid(struct drm_connector *connector,
+						       KMSVT_MODE_VALID_CONST
 						       struct drm_display_mode *mode)
 {
 	return kmsvt_mode_valid(to_kmsvt(connector->dev), mode);

@@ -9,6 +9,7 @@
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_plane_helper.h>
+#include <drm/drm_print.h>
 
 #include "kmsvt_drv.h"
 
@@ -60,7 +61,7 @@ void kmsvt_plane_scanout(const struct drm_plane_state *state, struct kmsvt_scano
 	kmsvt_plane_scanout_at(state, kmsvt_gem_vram_offset(state->fb->obj[0]), so);
 }
 
-static int kmsvt_plane_atomic_check(struct drm_plane *plane, struct drm_atomic_state *state)
+static int kmsvt_plane_atomic_check(struct drm_plane *plane, struct kmsvt_atomic_state *state)
 {
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_plane_state *old = drm_atomic_get_old_plane_state(state, plane);
@@ -95,7 +96,7 @@ static int kmsvt_plane_atomic_check(struct drm_plane *plane, struct drm_atomic_s
 	return ret;
 }
 
-static void kmsvt_plane_atomic_update(struct drm_plane *plane, struct drm_atomic_state *state)
+static void kmsvt_plane_atomic_update(struct drm_plane *plane, struct kmsvt_atomic_state *state)
 {
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
 	struct kmsvt_device *kdev = to_kmsvt(plane->dev);

@@ -52,8 +52,8 @@ static ssize_t kmsvt_panic_test_write(struct file *file, const char __user *ubuf
 	if (ret)
 		return ret;
 	if (!strcmp(word, "hrtimer")) {
-		hrtimer_init(&kmsvt_test_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-		kmsvt_test_timer.function = kmsvt_test_panic_hrtimer;
+		kmsvt_hrtimer_setup(&kmsvt_test_timer, kmsvt_test_panic_hrtimer,
+				    CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 		hrtimer_start(&kmsvt_test_timer, ms_to_ktime(10), HRTIMER_MODE_REL);
 	} else if (!strcmp(word, "modeset")) {
 		kmsvt_test_panic_modeset(kdev);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Style and static checks: checkpatch.pl --strict (from linux-source-6.1)
-# over the module sources, and sparse through Kbuild (C=2) on both kernels.
+# over the module sources, and sparse through Kbuild (C=2) on every kernel
+# (each with its own compiler and sparse: scripts/kenv.sh).
 set -eu
 BUILD=${BUILD:-$(pwd)/build}
 CP=$BUILD/checkpatch
@@ -39,8 +40,9 @@ layer panic "$up_fbdev"
 echo "layering: clean"
 for rel in $(cat "$BUILD/kernels/releases"); do
 	make --no-print-directory module-one REL="$rel" >/dev/null
-	out=$(make -s -C "$BUILD/kernels/$rel/build" M="$BUILD/$rel" KMSVT_TEST_HOOKS=1 C=2 \
-		CHECK="sparse -Wno-unknown-attribute" modules 2>&1 | grep -E 'warning|error' |
+	out=$(sh scripts/kenv.sh --make "$rel" -s M="$BUILD/$rel" \
+		KMSVT_TEST_HOOKS=1 KMSVT_WERROR=1 C=2 CHECK="sparse -Wno-unknown-attribute" \
+		modules 2>&1 | grep -E 'warning|error' |
 		grep "$BUILD/$rel/" || true)
 	if [ -n "$out" ]; then
 		echo "sparse ($rel):"; echo "$out"; exit 1

@@ -8,7 +8,8 @@
 #   install.sh uninstall    all of that undone: DKMS forgets kmsvt, the two
 #                           files go, the initramfs is made again
 #   install.sh dkms-check   a DKMS build for each guest kernel under build/
-#                           (build/dkms, against build/kernels/<rel>/build),
+#                           (build/dkms, against build/kernels/<rel>/build,
+#                           with the kernel's compiler: scripts/kenv.sh),
 #                           touching nothing outside build/; prints
 #                           `dkms status` of that tree
 #
@@ -76,8 +77,9 @@ do_dkms_check() {
 	dkms add -m kmsvt -v "$VER" $opts >/dev/null
 	for rel in $(cat "$build/kernels/releases"); do
 		# shellcheck disable=SC2086
-		dkms build -m kmsvt -v "$VER" -k "$rel" $opts \
-			--kernelsourcedir "$build/kernels/$rel/build" >/dev/null
+		# shellcheck disable=SC2016
+		sh scripts/kenv.sh "$rel" sh -c 'dkms build -m kmsvt -v "$1" -k "$2" $3 \
+			--kernelsourcedir "$KDIR"' - "$VER" "$rel" "$opts" >/dev/null
 	done
 	# shellcheck disable=SC2086
 	dkms status -m kmsvt $opts

@@ -121,12 +121,16 @@ def copy_sources(dst, src=REPO):
 
 def build(rel, kdir=None, src=REPO):
     """Build the instrumented copy; return its directory."""
+    # The kernel's own make (scripts/kenv.sh: its compiler, its headers),
+    # or make -C a given tree.
+    make = ["make", "-C", kdir] if kdir else \
+        ["sh", os.path.join(REPO, "scripts", "kenv.sh"), "--make", rel]
     kdir = kdir or os.path.join(REPO, "build", "kernels", rel, "build")
     if not os.path.isdir(kdir):
         raise CheckError("no kernel headers at %s: run make deps" % kdir)
     out = stackcheck_dir(rel)
     copy_sources(out, src)
-    res = subprocess.run(["make", "-C", kdir, "M=" + out, "modules", "KCFLAGS=" + KCFLAGS],
+    res = subprocess.run(make + ["M=" + out, "modules", "KMSVT_WERROR=1", "KCFLAGS=" + KCFLAGS],
                          capture_output=True, text=True)
     if res.returncode:
         raise CheckError("build for %s failed:\n%s%s" % (rel, res.stdout[-3000:],
