@@ -6,6 +6,7 @@
  */
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
+#include <drm/drm_blend.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_plane_helper.h>
@@ -166,5 +167,13 @@ int kmsvt_plane_init(struct kmsvt_device *kdev)
 		return ret;
 	drm_plane_helper_add(&kdev->primary, &kmsvt_plane_helper_funcs);
 	drm_plane_enable_fb_damage_clips(&kdev->primary);
-	return 0;
+	/*
+	 * ARGB8888's alpha is ignored: the plane is alone over black, where
+	 * premultiplied blending gives the colour unchanged, as does "None".
+	 * Coverage would darken it, so it is not offered.  (7.x warns about
+	 * an alpha format without this property.)
+	 */
+	return drm_plane_create_blend_mode_property(&kdev->primary,
+						    BIT(DRM_MODE_BLEND_PIXEL_NONE) |
+						    BIT(DRM_MODE_BLEND_PREMULTI));
 }
