@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Run the whole kmsvt suite: host unit tests (while the guest images
-are built), then every guest test on every target kernel.  Prints one
-line a test and, last, "N passed, N failed".
+are built), then every guest test on every "full" kernel of make deps'
+list (scripts/kernels) and the SMOKE set on its "smoke" kernels.  Prints
+one line a test and, last, "N passed, N failed".
 
 usage: tests/run.py [-j JOBS] [-k SUBSTRING] [--repeat N] [--no-memcheck] [--list]
                     [KERNEL_RELEASE ...]
@@ -40,6 +41,13 @@ HOST = os.path.join(TESTS, "host")
 ORDER = ["test_fuzz", "test_wayland", "test_splash", "test_console", "test_kms", "test_client",
          "test_memory", "test_switch", "test_seat", "test_kmscube", "test_xorg", "test_panic",
          "test_fbdev", "test_systemd_guest", "test_package", "test_faults", "test_security"]
+
+
+# What a "smoke" kernel runs (scripts/kernels): the console, a modeset with
+# vsync, a panic over a KMS master, Xorg, a seat switch.
+SMOKE = ["test_console.test_boot_console", "test_kms.test_modetest_vsync_rate",
+         "test_panic.test_panic_over_modetest_xrgb8888", "test_xorg.test_xorg_xterm",
+         "test_seat.test_seat_cycle"]
 
 
 def guest_module_names():
@@ -105,23 +113,25 @@ def run_one(rel, name, fn):
     return rel, name, err, ended - t0, ended
 
 
-def prepare_jobs(modules, kernels):
+def prepare_jobs(modules):
     """The images the selected modules boot, built first (a module's
-    PREPARE(kernels)), so that no worker sits waiting on another's image
+    PREPARE(kernels), for the kernels it runs on: modules maps each module
+    to them), so that no worker sits waiting on another's image
     lock at its first test: one job for each library that builds images
     (xorg, sysguest), which calls its PREPAREs one after the other.  Two
     jobs for one library's images would wait on each other's locks (its
     variants are made from one base): a worker idle for minutes."""
     groups = {}
-    for mod in modules:
+    for mod, kernels in modules.items():
         fn = getattr(mod, "PREPARE", None)
-        if fn is not None and fn not in groups.setdefault(fn.__module__, []):
-            groups[fn.__module__].append(fn)
+        if fn is not None:
+            group = groups.setdefault(fn.__module__, {})
+            group[fn] = group.get(fn, set()) | kernels
 
     def job(fns):
         def run(ctx):
-            for fn in fns:
-                fn(kernels)
+            for fn, kernels in fns.items():
+                fn(sorted(kernels))
         return run
     return [("-", "prepare %s" % lib, job(fns)) for lib, fns in groups.items()]
 
@@ -176,31 +186,45 @@ def main():
         check_disk()
     harness.MEMCHECK = not args.no_memcheck
 
-    kernels = args.kernels or initramfs.releases()
+    # Kernels named on the command line run every selected test; by
+    # default the full kernels do, and the smoke kernels the SMOKE set.
+    if args.kernels:
+        roles = [(rel, "full") for rel in args.kernels]
+    else:
+        roles = [(rel, tests) for rel, _, tests in initramfs.kernel_list()]
     selects = [s for s in args.select.split(",") if s and not s.startswith("-")]
     excludes = [s[1:] for s in args.select.split(",") if s.startswith("-")]
     if args.modules:
         chosen = [load_guest_module(n) for n in args.modules.split(",") if n]
     else:
         chosen = suite_modules()
-    jobs, modules = [], []
+    jobs, modules, not_run = [], {}, {}
     for mod in chosen:
         modname = mod.__name__
-        before = len(jobs)
         for name in sorted(n for n, f in vars(mod).items() if n.startswith("test_")
                            and inspect.isfunction(f) and f.__module__ == modname):
             full = "%s.%s" % (modname, name)
             if selects and not any(s in full for s in selects) or \
                     any(s in full for s in excludes):
                 continue
-            for rel in kernels:
+            fn = getattr(mod, name)
+            # A test whose guest cannot be a kernel's (SERVES: the Debian 12
+            # systemd guest) is not run there, and the run says so.
+            serves = getattr(fn, "serves", getattr(mod, "SERVES", None))
+            for rel, tests in roles:
+                if tests != "full" and full not in SMOKE:
+                    continue
+                if serves and not serves(rel):
+                    not_run.setdefault(rel, []).append(full)
+                    continue
+                modules.setdefault(mod, set()).add(rel)
                 for i in range(args.repeat):
-                    jobs.append((i, rel, full, getattr(mod, name)))
-        if len(jobs) > before:
-            modules.append(mod)
+                    jobs.append((i, rel, full, fn))
 
     # Round by round: a sweep stopped early has run every test alike.
     jobs = [j[1:] for j in sorted(jobs, key=lambda j: j[0])]
+    for rel, names in not_run.items():
+        print("NOT RUN %-22s (no guest of its distribution yet): %s" % (rel, " ".join(names)))
     if args.list:
         for rel, name, _ in jobs:
             print("%-22s %s" % (rel, name))
@@ -211,7 +235,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         # The images (debootstrap: network and dpkg) are built while the
         # unit tests (compilers, about one core) run.
-        futs = [pool.submit(run_one, *j) for j in prepare_jobs(modules, kernels)]
+        futs = [pool.submit(run_one, *j) for j in prepare_jobs(modules)]
         if not args.no_unit:
             p, f = unit_tests()
             passed, failed = passed + p, failed + f

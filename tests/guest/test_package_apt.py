@@ -17,6 +17,7 @@ from harness import check
 
 SUITE = False
 PREPARE = sysguest.prepare_deb
+SERVES = sysguest.serves
 
 
 def _timed(g, cmd, what, times):

@@ -99,3 +99,8 @@ def test_device_node_permissions(ctx):
     st, out = _as_user(g, (video,), "ls /sys/kernel/debug/dri/0/ && echo listed")
     check(st != 0 and "listed" not in out, "%s: a user reads debugfs: %r" % (g.name, out))
     g.assert_no_oops()
+
+
+# The one test here that boots the systemd guest (a Debian 12 system).
+test_device_node_permissions.serves = sysguest.serves
+

@@ -29,6 +29,7 @@ from harness import check, kernel_reports
 from panicscreen import assert_panic_screen
 
 PREPARE = sysguest.prepare
+SERVES = sysguest.serves
 LOGIN = sysguest.LOGIN
 MODE = (1280, 800)
 # plymouth's switches: the splash; not its "details" text mode on the

@@ -28,6 +28,7 @@ from harness import check
 from panicscreen import assert_panic_screen
 
 PREPARE = sysguest.prepare
+SERVES = sysguest.serves
 LOGIN = sysguest.LOGIN
 
 # What a user sets in /etc/default/console-setup (console-setup(5)) for a

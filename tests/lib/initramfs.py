@@ -77,6 +77,20 @@ def releases():
         return f.read().split()
 
 
+def kernel_list():
+    """[(release, suite, tests)] of make deps' kernels (scripts/kernels):
+    tests is "full" (the whole suite) or "smoke" (tests/run.py's SMOKE)."""
+    with open(os.path.join(BUILD, "kernels", "list")) as f:
+        return [tuple(line.split()[:3]) for line in f if line.strip()]
+
+
+def distribution(rel):
+    """The Debian distribution rel comes from: bookworm, trixie or sid
+    (its suite less -security or -backports)."""
+    suites = {r: s for r, s, _ in kernel_list()}
+    return suites.get(rel, "bookworm").split("-")[0]
+
+
 def module_path(rel):
     return os.path.join(BUILD, rel, "kmsvt.ko")
 
@@ -103,6 +117,13 @@ def _builtin(rel):
         return set()
     with open(path) as f:
         return {_modname(line.strip()) for line in f if line.strip()}
+
+
+def available(rel, names):
+    """The names rel has, as modules or built in: 7.x has no
+    crc32c_generic (crc32c is a library there, which ext4 pulls in)."""
+    have = {_modname(p) for p in _moddep(rel)} | _builtin(rel)
+    return [n for n in names if n.replace("-", "_") in have]
 
 
 def resolve_modules(rel, names):

@@ -1,12 +1,14 @@
-"""A Debian 12 guest that boots by itself, with kmsvt installed the way the
-README tells a user to install it.
+"""A Debian guest that boots by itself, with kmsvt installed the way the
+README tells a user to install it: Debian 12 for Debian 12's kernels,
+Debian 13 for Debian 13's (the kernel's suite in scripts/kernels).
 
 image(rel) makes (cached under build/sysguest/, rebuilt when an input
 changes):
 
-  base/           debootstrap --variant=minbase bookworm with systemd,
-                  udev, kmod, initramfs-tools, dkms, a compiler and
-                  console-setup (setupcon, kbd's setfont, the fonts)
+  base-<dist>/    debootstrap --variant=minbase bookworm or trixie with
+                  systemd, udev, kmod, initramfs-tools, dkms, the kernels'
+                  compiler and console-setup (setupcon, kbd's setfont,
+                  the fonts)
   root-<rel>/     base/ plus the guest kernel <rel> as its package would
                   install it (modules, headers, kbuild, /boot/config), an
                   initramfs made by update-initramfs with the modules the
@@ -28,8 +30,10 @@ root with another last step (VARIANTS): "uninstall", `make uninstall` run
 after make install; "deb", no make install but `make deb`'s two packages
 in /root (scripts/deb.sh, built into build/sysguest/deb/) for
 test_package_apt to install; "apt", those packages installed by apt-get in
-the chroot; "apt-purged", then purged.  A variant that continues another
-("uninstall", "apt-purged") is made on that one's root, right after it.
+the chroot; "apt-purged", then purged; "apt-unbuilt", installed, then
+DKMS's build for the kernel made to fail (a kernel kmsvt cannot serve).  A
+variant that continues another ("uninstall", "apt-purged", "apt-unbuilt")
+is made on a copy of that one's root, right after it.
 
 writable_disk(ctx, rel, name) gives a test a qcow2 file over the image (the
 image is never written; the file is removed at the test's end), and
@@ -40,6 +44,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,11 +56,19 @@ import vm
 import xorg
 
 REPO = initramfs.REPO
-SUITE = "bookworm"
+# The Debian system a kernel's guest is: its own distribution's
+# (scripts/kernels' suite), Debian 12 for Debian 12's kernels and Debian 13
+# for Debian 13's, as their users have them.
 PACKAGES = ("systemd", "systemd-sysv", "udev", "kmod", "initramfs-tools", "dkms", "gcc",
-            "make", "libc6-dev", "procps", "libelf1", "libssl3", "pahole",
+            "make", "libc6-dev", "procps", "pahole",
             "console-setup", "console-setup-linux", "keyboard-configuration", "kbd",
             "plymouth", "plymouth-themes", "libdrm2", "libseat1")
+# What differs: the libraries the kernel headers' kbuild tools link with
+# (Debian 13's 64-bit time_t transition renamed them), and Debian 13's
+# kernels' compiler (gcc-14; trixie-backports' 7.x headers ask for
+# gcc-14-for-host), which DKMS builds kmsvt with.
+DIST_PACKAGES = {"bookworm": ("libelf1", "libssl3"),
+                 "trixie": ("libelf1t64", "libssl3t64", "gcc-14", "gcc-14-for-host")}
 # libelf1 and libssl3: what the kernel headers' kbuild tools link with;
 # pahole: 6.12's headers make BTF for modules where /sys/kernel/btf exists.
 # console-setup (setupcon, console-setup.service, its udev rule) with
@@ -96,8 +109,20 @@ PROBE = "kmsvt-splash-probe"
 TEST_FILES = ((PROBE, "/usr/local/sbin/" + PROBE),
               (PROBE + ".service", "/etc/systemd/system/%s.service" % PROBE))
 
+def serves(rel):
+    """Whether there is a guest of rel's distribution: Debian 12 and 13,
+    not sid (its kernel is a smoke kernel, scripts/kernels).  tests/run.py
+    runs a module whose SERVES says no for a kernel nowhere on it, and
+    prints that it did not."""
+    return initramfs.distribution(rel) in DIST_PACKAGES
+
+
 DIR = os.path.join(initramfs.BUILD, "sysguest")
-BASE = os.path.join(DIR, "base")
+
+
+def _base(dist):
+    """The debootstrapped system every image of dist starts from."""
+    return os.path.join(DIR, "base-" + dist)
 _lock = threading.Lock()
 
 
@@ -118,29 +143,50 @@ def _sources_hash(tops):
     return h.hexdigest()
 
 
-def build_base():
-    """debootstrap base/ unless its stamp matches."""
-    stamp = os.path.join(DIR, "base.stamp")
-    key = json.dumps({"suite": SUITE, "mirror": xorg.mirror(), "packages": PACKAGES,
-                      "layout": LAYOUT})
-    if xorg._read(stamp) == key and os.path.isdir(BASE):
+def _base_key(dist):
+    return json.dumps({"suite": dist, "mirror": xorg.mirror(),
+                       "packages": PACKAGES + DIST_PACKAGES[dist], "layout": LAYOUT})
+
+
+def build_base(dist):
+    """debootstrap dist's base unless its stamp matches."""
+    base = _base(dist)
+    stamp = base + ".stamp"
+    key = _base_key(dist)
+    if xorg._read(stamp) == key and os.path.isdir(base):
         return
     debootstrap = xorg._require("debootstrap", "debootstrap")
-    tmp = BASE + ".new"
+    tmp = base + ".new"
     xorg._remove_tree(tmp)
-    cache = os.path.join(DIR, "debs")
+    cache = os.path.join(DIR, "debs-" + dist)
     os.makedirs(cache, exist_ok=True)
-    log("debootstrap %s into %s ..." % (",".join(PACKAGES), tmp))
+    packages = PACKAGES + DIST_PACKAGES[dist]
+    log("debootstrap %s %s into %s ..." % (dist, ",".join(packages), tmp))
     _, secs = xorg._run([debootstrap, "--variant=minbase", "--cache-dir=" + cache,
-                         "--include=" + ",".join(PACKAGES), SUITE, tmp, xorg.mirror()],
+                         "--include=" + ",".join(packages), dist, tmp, xorg.mirror()],
                         "debootstrap")
     log("debootstrap took %.0f s" % secs)
     # The downloaded packages (debootstrap leaves them in the root's apt
     # cache too): 116 MB in each of the eight images otherwise.
     xorg._run(["chroot", tmp, "apt-get", "clean"], "apt-get clean")
-    xorg._remove_tree(BASE)
-    os.rename(tmp, BASE)
+    xorg._remove_tree(base)
+    os.rename(tmp, base)
     xorg._write(stamp, key)
+
+
+def _headers(rel):
+    """[(path, path in the guest)] of rel's headers, their -common and
+    linux-kbuild: under build/kernels/rel/usr, or, for a kernel built in a
+    Debian root of its own (scripts/kenv.sh), in that root, at the paths
+    the guest has them."""
+    src = initramfs.kernel_dir(rel)
+    top = os.path.join(src, "root") if os.path.exists(os.path.join(src, "root")) else src
+    hdr = "usr/src/linux-headers-" + rel
+    common = re.search(r"^include \S*?(usr/src/linux-headers-[^/]+)/Makefile$",
+                       xorg._read(os.path.join(top, hdr, "Makefile")), re.M).group(1)
+    kbuild = os.path.normpath(os.path.join(
+        hdr, os.readlink(os.path.join(top, hdr, "scripts")), ".."))
+    return [(os.path.join(top, p), p) for p in (hdr, common, kbuild)]
 
 
 def _add_kernel(root, rel):
@@ -149,14 +195,14 @@ def _add_kernel(root, rel):
     os.makedirs(os.path.join(root, "lib", "modules"), exist_ok=True)
     xorg._run(["cp", "-a", os.path.join(src, "lib", "modules", rel),
                os.path.join(root, "lib", "modules", rel)], "copy modules")
-    for sub in ("usr/src", "usr/lib"):
-        for name in os.listdir(os.path.join(src, sub)):
-            xorg._run(["cp", "-a", os.path.join(src, sub, name), os.path.join(root, sub, name)],
-                      "copy " + name)
-    # deps.sh pointed the headers' Makefile at build/; back to /usr/src.
+    for path, dst in _headers(rel):
+        os.makedirs(os.path.dirname(os.path.join(root, dst)), exist_ok=True)
+        xorg._run(["cp", "-a", path, os.path.join(root, dst)], "copy " + dst)
+    # deps.sh pointed a host-built kernel's headers' Makefile at build/;
+    # back to /usr/src.
     mk = os.path.join(root, "usr", "src", "linux-headers-" + rel, "Makefile")
     text = xorg._read(mk)
-    xorg._write(mk, "include /usr/src/" + text.split("/usr/src/", 1)[1])
+    xorg._write(mk, re.sub(r"^include /\S*?/usr/src/", "include /usr/src/", text, flags=re.M))
     build = os.path.join(root, "lib", "modules", rel, "build")
     if os.path.lexists(build):
         os.unlink(build)
@@ -166,7 +212,7 @@ def _add_kernel(root, rel):
     shutil.copy(os.path.join(src, "vmlinuz"), os.path.join(root, "boot", "vmlinuz-" + rel))
 
 
-def _configure(root):
+def _configure(root, rel):
     """Host name, fstab, root logged in on ttyS0 (the harness's shell)."""
     xorg._write(os.path.join(root, "etc", "hostname"), HOSTNAME + "\n")
     xorg._write(os.path.join(root, "etc", "fstab"), "/dev/vda / ext4 defaults 0 1\n")
@@ -181,7 +227,7 @@ def _configure(root):
                 'if [ "$(tty)" = /dev/ttyS0 ]; then export TERM=dumb; echo KMSVT-INIT-READY; fi\n')
     xorg._run(["chroot", root, "passwd", "-d", "root"], "passwd -d root")
     _kernel_font(root)
-    _small_initramfs(root)
+    _small_initramfs(root, rel)
     for src, dst in TEST_FILES:
         shutil.copy(os.path.join(initramfs.GUEST_FILES, src), root + dst)
     # Before update-initramfs: plymouth's hook copies the theme set here.
@@ -216,11 +262,12 @@ def _kernel_font(root):
     os.utime(path, (made - 1, made - 1))
 
 
-# The modules the guest needs to mount its root file system.
+# The modules the guest needs to mount its root file system (those its
+# kernel has: initramfs.available).
 ROOT_MODULES = ("virtio_pci", "virtio_blk", "crc32c_generic", "ext4")
 
 
-def _small_initramfs(root):
+def _small_initramfs(root, rel):
     """An initramfs with the modules this VM needs, as one would configure a
     VM that knows its hardware (MODULES=dep, which a chroot cannot use: it
     reads the host's disks).  Debian's MODULES=most makes a 37 MB initramfs
@@ -229,7 +276,7 @@ def _small_initramfs(root):
     xorg._write(os.path.join(root, "etc", "initramfs-tools", "conf.d", "kmsvt-guest.conf"),
                 "MODULES=list\n")
     with open(os.path.join(root, "etc", "initramfs-tools", "modules"), "a") as f:
-        f.write("".join(m + "\n" for m in ROOT_MODULES))
+        f.write("".join(m + "\n" for m in initramfs.available(rel, ROOT_MODULES)))
 
 
 def _chroot(root, cmd, what):
@@ -305,6 +352,22 @@ def _purge_apt(root, rel):
     log("%s: apt-get purge took %.0f s" % (rel, secs))
 
 
+def _break_build(root, rel):
+    """A kernel DKMS built nothing for (after the package's install): the
+    sources DKMS builds from get an #error, the kernel's module is removed
+    and DKMS's build for it made again, which fails as for a new kernel
+    kmsvt does not compile against; the initramfs is made again, as a
+    kernel's installation does."""
+    ver = re.search(r'^PACKAGE_VERSION="(.*)"$', xorg._read(os.path.join(REPO, "dkms.conf")),
+                    re.M).group(1)
+    out, secs = _chroot(root, "dkms remove kmsvt/{v} -k {r} && "
+                        "echo '#error made not to build by the test' >> /usr/src/kmsvt-{v}/kmsvt_drv.c && "
+                        "if dkms install kmsvt/{v} -k {r}; then exit 1; fi && "
+                        "update-initramfs -u -k {r}".format(v=ver, r=rel), "break DKMS's build")
+    xorg._write(os.path.join(DIR, rel + "-unbuilt.log"), out)
+    log("%s: DKMS's failed build and update-initramfs took %.0f s" % (rel, secs))
+
+
 def package_cmd(what):
     """The apt-get command line that installs or purges make deb's packages
     (the debs in /root); the guest tests run the same."""
@@ -316,19 +379,20 @@ def package_cmd(what):
 
 # What each image variant does to the root after the base, kernel and
 # configuration, the files it is made from, and the variant it continues
-# (its step runs on that one's root, once that image is written: the
-# common part of the two is made once).
+# (its step runs on a copy of that one's root, once that image is written:
+# the common part is made once).
 VARIANTS = {"install": (_install_make, install_files, None),
             "uninstall": (_uninstall_make, install_files, "install"),
             "deb": (_add_debs, deb_files, None),
             "apt": (_install_apt, deb_files, None),
-            "apt-purged": (_purge_apt, deb_files, "apt")}
+            "apt-purged": (_purge_apt, deb_files, "apt"),
+            "apt-unbuilt": (_break_build, deb_files, "apt")}
 
 
 def _paths(rel, variant):
     """(image, initrd, stamp, stamp's key) of rel's variant."""
     name = rel if variant == "install" else "%s-%s" % (rel, variant)
-    key = json.dumps({"base": xorg._read(os.path.join(DIR, "base.stamp")), "layout": LAYOUT,
+    key = json.dumps({"base": _base_key(initramfs.distribution(rel)), "layout": LAYOUT,
                       "sources": _sources_hash(VARIANTS[variant][1]()), "rel": rel,
                       "test_files": _sources_hash(os.path.join("tests", "guest", "files", src)
                                                   for src, _ in TEST_FILES),
@@ -354,24 +418,29 @@ def _write_image(root, rel, variant):
 
 
 def build_image_locked(rel, variant="install"):
-    build_base()
+    dist = initramfs.distribution(rel)
+    build_base(dist)
     if not _fresh(rel, variant):
         top = VARIANTS[variant][2] or variant
         children = [v for v, (_, _, parent) in VARIANTS.items() if parent == top]
         root = os.path.join(DIR, "root-%s-%s" % (rel, top))
         xorg._remove_tree(root)
         log("%s: copy base, add the kernel, %s kmsvt ..." % (rel, top))
-        xorg._run(["cp", "-a", BASE, root], "copy base")
+        xorg._run(["cp", "-a", _base(dist), root], "copy base")
         _add_kernel(root, rel)
-        _configure(root)
+        _configure(root, rel)
         _chroot(root, "update-initramfs -c -k %s" % rel, "update-initramfs")
         VARIANTS[top][0](root, rel)
         if not _fresh(rel, top):
             _write_image(root, rel, top)
         for child in children:
             if child == variant or not _fresh(rel, child):
-                VARIANTS[child][0](root, rel)
-                _write_image(root, rel, child)
+                branch = "%s-%s" % (root, child)
+                xorg._remove_tree(branch)
+                xorg._run(["cp", "-a", root, branch], "copy " + top)
+                VARIANTS[child][0](branch, rel)
+                _write_image(branch, rel, child)
+                xorg._remove_tree(branch)
         xorg._remove_tree(root)
     return tuple(_paths(rel, variant)[:2])
 

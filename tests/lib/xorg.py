@@ -60,7 +60,8 @@ FONT_FILE = "kmsvt-console"
 
 # Block device and filesystem for the disk, in load order.  crc32c_generic
 # goes first: ext4 wants a crc32c driver but only names it as a soft
-# dependency, which modules.dep does not carry.
+# dependency, which modules.dep does not carry (where the kernel has it:
+# initramfs.available).
 DISK_MODULES = ("crc32c_generic", "virtio_pci", "virtio_blk", "ext4")
 
 _lock = threading.Lock()
@@ -322,19 +323,13 @@ def build_image():
 
 # ------------------------------------------------------------------ initramfs
 
-def _builtin(rel):
-    path = os.path.join(initramfs.kernel_dir(rel), "lib", "modules", rel, "modules.builtin")
-    with open(path) as f:
-        return {initramfs._modname(line.strip()) for line in f if line.strip()}
-
-
 def disk_modules(rel):
     """[(name, path relative to lib/modules/<rel>)] to insmod, in order.
 
     Modules built into rel are left out; each module comes after its
     dependencies (from modules.dep), DISK_MODULES order otherwise."""
     deps = initramfs._moddep(rel)
-    builtin = _builtin(rel)
+    builtin = initramfs._builtin(rel)
     order, seen = [], set()
 
     def visit(path):
@@ -345,7 +340,7 @@ def disk_modules(rel):
             visit(d)
         order.append(path)
 
-    for name in DISK_MODULES:
+    for name in initramfs.available(rel, DISK_MODULES):
         if name in builtin:
             continue
         for p in reversed(initramfs.resolve_modules(rel, [name])):
