@@ -373,7 +373,7 @@ def main(argv=None):
     ap.add_argument("kernels", nargs="*")
     args = ap.parse_args(argv)
     bad = 0
-    for rel in args.kernels or initramfs.releases():
+    for rel in args.kernels or initramfs.full_releases():
         samples = bench_kernel(rel, args.boots, log=lambda m: print(m, flush=True))
         print(format_table(rel, samples))
         bad += len(failures(samples))

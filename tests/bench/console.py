@@ -210,7 +210,7 @@ def main():
     args = ap.parse_args()
     harness.require_tools()
     flavours = [f for f in FLAVOURS if f == "kmsvt" or f in args.flavours.split(",")]
-    sys.exit(1 if run_all(args.kernels or initramfs.releases(), args.boots, args.size,
+    sys.exit(1 if run_all(args.kernels or initramfs.full_releases(), args.boots, args.size,
                           args.markdown, flavours=flavours) else 0)
 
 

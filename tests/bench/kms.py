@@ -288,7 +288,7 @@ def main(argv=None):
         ap.error("--boots must be at least 1")
     print("kmsvt KMS benchmark, %s, %d host CPUs" % (
         datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"), os.cpu_count() or 0))
-    bad = run_all(args.kernels or initramfs.releases(), args.boots, args.markdown,
+    bad = run_all(args.kernels or initramfs.full_releases(), args.boots, args.markdown,
                   log=lambda m: print(m, flush=True))
     return 1 if bad else 0
 

@@ -47,12 +47,21 @@ Configurations, per kernel (counts are the defaults):
           its TSC unstable, and then the driver's P is too small (see
           CLOCK_SLACK_US); tsc=reliable keeps printk's clock running, for a P
           that holds with two CPUs
-  bochs   the in-tree bochs driver, 1 boot: it draws nothing on a panic, so
-          there is no time to compare; the boot checks that the screen reader
-          does *not* find "sysrq_handle_crash" on its screen after the panic;
-          its "kernel print" column is the kernel's own printing of the
-          panic, to compare with kmsvt's
+  bochs   the in-tree bochs driver, 1 boot (5 where the kernel has
+          drm_panic): on 6.x it draws nothing on a panic, and the boot
+          checks that the screen reader does *not* find
+          "sysrq_handle_crash" on its screen after the panic; on a kernel
+          built with CONFIG_DRM_PANIC (Debian's 7.x: the QR screen) the
+          boot checks that drm_panic's QR code is on the screen and decodes
+          (zbarimg).  Its "kernel print" column is the kernel's own
+          printing of the panic, to compare with kmsvt's
   bochsfull the same with the console full, 1 boot
+
+Every configuration also reports "panic() to end": printk time from
+panic()'s message to its last line ("---[ end Kernel panic"), which comes
+after the kmsg dumpers, so that it holds the panic screen's drawing by
+either driver (kmsvt's, or drm_panic's on bochs): the same measure for both,
+where drm_panic prints no time of its own.
 
 Up to --jobs guests (default 2, one per host CPU) run at the same time; the
 boots of all configurations and kernels are interleaved.
@@ -125,6 +134,15 @@ def printk_span(out, until="kmsvt: panic screen drawn in"):
 # registers: the kernel's own printing, the same whatever the driver, ends
 # there and the dumpers come next.
 KERNEL_PRINT_END = "Kernel Offset:"
+# panic()'s last line, after the dumpers (and so after either panic screen).
+PANIC_END = "---[ end Kernel panic"
+
+
+def has_drm_panic(rel):
+    """Whether rel's kernel is built with drm_panic (Debian's 7.x): then
+    in-tree bochs draws drm_panic's screen on a panic."""
+    with open(os.path.join(initramfs.kernel_dir(rel), "config")) as f:
+        return "\nCONFIG_DRM_PANIC=y\n" in f.read()
 
 
 class Config:
@@ -193,6 +211,7 @@ class Sample:
         self.wall = None            # host seconds, crash command to the line
         self.printk_us = None       # printk time, panic()'s message to kmsvt's line
         self.kprint_us = None       # printk time, panic()'s message to "Kernel Offset:"
+        self.end_us = None          # printk time, panic()'s message to its end line
         self.clock_stopped = None   # local_clock() stood still: P is too small
         self.screen = None          # what the screen check saw (one line)
         self.found = None           # baseline: the function found on screen
@@ -273,9 +292,19 @@ def check_panic_screen(g, cfg, timeout=10):
         time.sleep(0.5)
 
 
+def check_drm_panic_screen(g):
+    """The baseline on a drm_panic kernel: drm_panic's QR code is on the
+    screen after the panic, and decodes."""
+    g.wait_for(re.escape(PANIC_END), 90, g.crash_at)
+    img = g.screendump(save_as="%s-after-panic.ppm" % g.name)
+    text = decode_qr(img, g.tmp)
+    return ("drm_panic's QR code decodes: %s... (%dx%d)" % (text[:40], img.width, img.height)
+            if text else "NO QR code decodes (%dx%d)" % (img.width, img.height)), bool(text)
+
+
 def check_no_panic_screen(g, marker):
     """The baseline: after the panic, nothing of it is on the screen."""
-    g.wait_for(r"---\[ end Kernel panic", 90, g.crash_at)
+    g.wait_for(re.escape(PANIC_END), 90, g.crash_at)
     time.sleep(3)
     img = g.screendump(save_as="%s-after-panic.ppm" % g.name)
     text = screenreader.screen_text(img)
@@ -347,8 +376,10 @@ def boot_once(rel, cfg, index, image, timeout=120):
         g.write("echo c > /proc/sysrq-trigger\n")
         if cfg.baseline:
             g.wait_for(re.escape(REASON), 90, g.crash_at)
-            s.screen, s.found = check_no_panic_screen(g, marker)
+            s.screen, s.found = check_drm_panic_screen(g) if has_drm_panic(rel) else \
+                check_no_panic_screen(g, marker)
             s.kprint_us = printk_span(g.output()[g.crash_at:], KERNEL_PRINT_END)
+            s.end_us = printk_span(g.output()[g.crash_at:], PANIC_END)
             return s
         m = g.wait_for(DRAWN_RX, 90, g.crash_at)
         s.wall = time.monotonic() - t0
@@ -364,6 +395,8 @@ def boot_once(rel, cfg, index, image, timeout=120):
             raise BenchError("P %d us not measured or below D %d us" % (s.panic_us, s.draw_us))
         s.printk_us = printk_span(out)
         s.kprint_us = printk_span(out, KERNEL_PRINT_END)
+        g.wait_for(re.escape(PANIC_END), 90, g.crash_at)
+        s.end_us = printk_span(g.output()[g.crash_at:], PANIC_END)
         s.clock_stopped = s.printk_us + CLOCK_SLACK_US < s.panic_us
         s.screen = check_panic_screen(g, cfg)
     except Exception:
@@ -374,13 +407,18 @@ def boot_once(rel, cfg, index, image, timeout=120):
 
 
 def plan(kernels, boots=DEFAULT_BOOTS, small=DEFAULT_SMALL, configs=CONFIGS):
-    """(rel, cfg, index) for every boot, interleaved over kernels and configs."""
-    count = {c.key: (1 if c.baseline else small if c.small else boots) for c in configs}
+    """(rel, cfg, index) for every boot, interleaved over kernels and configs:
+    a baseline boot once, or `small` times where bochs draws drm_panic's
+    screen (a time to compare)."""
+    def count(rel, c):
+        if c.baseline:
+            return small if c.key == "bochs" and has_drm_panic(rel) else 1
+        return small if c.small else boots
     jobs = []
-    for i in range(1, max(count.values()) + 1):
+    for i in range(1, max(boots, small) + 1):
         for rel in kernels:
             for c in configs:
-                if i <= count[c.key]:
+                if i <= count(rel, c):
                     jobs.append((rel, c, i))
     return jobs
 
@@ -411,8 +449,8 @@ def _ms(us):
 
 def table_rows(rel, samples, configs=CONFIGS):
     head = ["configuration", "N", "fail", "D med", "D max", "P med", "P max",
-            "P-D med", "kernel print med", "P < %d ms" % (GOAL_US // 1000), "printk clock",
-            "screen check"]
+            "P-D med", "kernel print med", "panic() to end med", "P < %d ms" % (GOAL_US // 1000),
+            "printk clock", "screen check"]
     rows = []
     med = (lambda v: statistics.median(v) if v else None)
     for c in configs:
@@ -421,13 +459,19 @@ def table_rows(rel, samples, configs=CONFIGS):
             continue
         good = [s for s in mine if s.ok]
         fail = str(len(mine) - len(good))
+        end = _ms(med([s.end_us for s in good if s.end_us is not None]))
         if c.baseline:
             shown = sum(1 for s in good if s.found)
             kp = med([s.kprint_us for s in good])
-            rows.append([c.title, str(len(good)), fail] + ["-"] * 5 + [_ms(kp)] + ["-"] * 2 + [
-                "%s on screen after the panic in %d of %d: nothing drawn" % (
-                    FUNCTION, shown, len(good)) if not shown else
-                "%s FOUND on screen in %d of %d" % (FUNCTION, shown, len(good))])
+            if has_drm_panic(rel):
+                check_text = "drm_panic's QR code decodes in %d of %d" % (shown, len(good))
+            elif not shown:
+                check_text = "%s on screen after the panic in %d of %d: nothing drawn" % (
+                    FUNCTION, shown, len(good))
+            else:
+                check_text = "%s FOUND on screen in %d of %d" % (FUNCTION, shown, len(good))
+            rows.append([c.title, str(len(good)), fail] + ["-"] * 5 + [_ms(kp), end] +
+                        ["-"] * 2 + [check_text])
             continue
         d = [s.draw_us for s in good]
         p = [s.panic_us for s in good]
@@ -436,7 +480,7 @@ def table_rows(rel, samples, configs=CONFIGS):
         rows.append([c.title, str(len(good)), fail, _ms(med(d)), _ms(max(d) if d else None),
                      low + _ms(med(p)), low + _ms(max(p) if p else None),
                      low + _ms(med([s.panic_us - s.draw_us for s in good])),
-                     _ms(med([s.kprint_us for s in good if s.kprint_us is not None])),
+                     _ms(med([s.kprint_us for s in good if s.kprint_us is not None])), end,
                      "%d/%d" % (sum(1 for v in p if v < GOAL_US), len(p)),
                      "stopped in %d/%d: P too small" % (stopped, len(good)) if stopped
                      else "ran" if good else "-",
@@ -449,8 +493,8 @@ def format_table(rel, samples, configs=CONFIGS):
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
     lines = ["kernel %s: panic to pixels at %dx%d, text console; ms of guest time "
              "(D: drawing, P: panic() to last pixel, P-D: panic() to the dumper, kernel print: "
-             "printk time from panic()'s message to \"Kernel Offset:\")" % (
-                 (rel,) + MODE)]
+             "printk time from panic()'s message to \"Kernel Offset:\", panic() to end: to "
+             "its last line, after either driver's panic screen)" % ((rel,) + MODE)]
     for r in [head] + rows:
         lines.append("  ".join(c.ljust(w) if i in (0, len(r) - 1, len(r) - 2) else c.rjust(w)
                                for i, (c, w) in enumerate(zip(r, widths))).rstrip())
@@ -472,8 +516,9 @@ def failures(samples):
 
 
 def unexpected(samples):
-    """Baseline boots whose screen did show the panic (the claim is wrong)."""
-    return [s for s in samples if s.ok and s.cfg.baseline and s.found]
+    """Baseline boots whose screen did not show what the claim says: the
+    panic on a kernel without drm_panic, no QR code on one with it."""
+    return [s for s in samples if s.ok and s.cfg.baseline and s.found != has_drm_panic(s.rel)]
 
 
 def add_arguments(ap, prefix=""):
@@ -498,7 +543,7 @@ def main(argv=None):
     ap.add_argument("kernels", nargs="*")
     args = ap.parse_args(argv)
     configs = [BY_KEY[k] for k in args.only.split(",")] if args.only else CONFIGS
-    kernels = args.kernels or initramfs.releases()
+    kernels = args.kernels or initramfs.full_releases()
     t0 = time.monotonic()
     samples = bench(kernels, args.boots, args.small, args.jobs, configs,
                     log=lambda m: print(m, flush=True))

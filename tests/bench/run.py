@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Run the kmsvt benchmarks (`make bench`), kmsvt against in-tree bochs,
-on every target kernel (or the releases given), in this order:
+on every "full" kernel of scripts/kernels (or the releases given), in this
+order:
 
   boot   boot to the first console frame, as booted and with loglevel=8
          (tests/bench/boot.py)
@@ -8,7 +9,8 @@ on every target kernel (or the releases given), in this order:
          bandwidth and create/destroy with kmsvt-bench (tests/bench/kms.py)
   panic  panic to pixels: 20 boots at 1024x768, fewer with a full console,
          the QR screen and -smp 2; in-tree bochs as the baseline, which
-         draws nothing (tests/bench/panic.py)
+         draws nothing on 6.x and drm_panic's QR screen on 7.x
+         (tests/bench/panic.py)
   panicpath  the panic path's functions, stack depth and rules, from gcc's
          call graph (tests/lib/panic_path.py; a build, no boots)
   switch fast user switching under seatd with two kmsvt-session sessions
@@ -176,7 +178,7 @@ def main():
     harness.require_tools()
     if "kms" in only:
         kms.require_tools()
-    kernels = args.kernels or initramfs.releases()
+    kernels = args.kernels or initramfs.full_releases()
     log = lambda m: print(m, flush=True)  # noqa: E731
 
     print("kmsvt benchmarks, %s" % datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"))

@@ -134,7 +134,7 @@ def main(doc=__doc__, run=run_all, cycles=DEFAULT_CYCLES):
     ap.add_argument("kernels", nargs="*")
     args = ap.parse_args()
     harness.require_tools()
-    sys.exit(1 if run(args.kernels or initramfs.releases(), args.cycles, args.markdown) else 0)
+    sys.exit(1 if run(args.kernels or initramfs.full_releases(), args.cycles, args.markdown) else 0)
 
 
 if __name__ == "__main__":

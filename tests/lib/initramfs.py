@@ -84,6 +84,11 @@ def kernel_list():
         return [tuple(line.split()[:3]) for line in f if line.strip()]
 
 
+def full_releases():
+    """The kernels the whole suite runs on, and the benchmarks by default."""
+    return [rel for rel, _, tests in kernel_list() if tests == "full"]
+
+
 def distribution(rel):
     """The Debian distribution rel comes from: bookworm, trixie or sid
     (its suite less -security or -backports)."""
