@@ -158,4 +158,4 @@ deb:
 	sh scripts/deb.sh
 
 clean:
-	rm -rf $(filter-out $(BUILD)/kernels $(BUILD)/rootfs%,$(wildcard $(BUILD)/*))
+	rm -rf $(filter-out $(BUILD)/kernels $(BUILD)/roots $(BUILD)/rootfs%,$(wildcard $(BUILD)/*))

@@ -26,14 +26,7 @@ WORK=$BUILD/debug-kernel
 APT=$BUILD/apt
 JOBS=${JOBS:-2}
 
-papt() {
-	cmd=$1
-	shift
-	"$cmd" -o Dir::Etc::SourceList="$APT/sources.list" \
-		-o Dir::Etc::SourceParts="$APT/sources.list.d" \
-		-o Dir::State::Lists="$APT/lists" -o Dir::Cache="$APT/cache" \
-		-o APT::Sandbox::User=root -q "$@"
-}
+. "$HERE/papt.sh"
 
 # The release: the source's kernelversion plus the fragment's LOCALVERSION.
 localversion=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$FRAG")

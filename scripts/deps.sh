@@ -40,7 +40,9 @@ kernels_ready() {
 	done
 }
 
-if [ $DRY = 0 ] && [ -f "$STAMP" ] && [ "$STAMP" -nt "$0" ] && [ "$STAMP" -nt "$HERE/kenv.sh" ] &&
+# Done already, unless this script, its helpers or the list are newer.
+if [ $DRY = 0 ] && [ -f "$STAMP" ] && [ "$STAMP" -nt "$0" ] &&
+	[ "$STAMP" -nt "$HERE/kenv.sh" ] && [ "$STAMP" -nt "$HERE/papt.sh" ] &&
 	kernels_ready; then
 	exit 0
 fi
@@ -81,14 +83,7 @@ mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$APT/sources.list.d
 		esac
 	done
 } > "$APT/sources.list"
-papt() {
-	cmd=$1
-	shift
-	"$cmd" -o Dir::Etc::SourceList="$APT/sources.list" \
-		-o Dir::Etc::SourceParts="$APT/sources.list.d" \
-		-o Dir::State::Lists="$APT/lists" -o Dir::Cache="$APT/cache" \
-		-o APT::Sandbox::User=root -o Acquire::Check-Valid-Until=false -q "$@"
-}
+. "$HERE/papt.sh"
 papt apt-get update >/dev/null
 
 # Resolve the current ABI through the suite's metapackage instead of
