@@ -181,6 +181,33 @@ def grown_sites(g, before, caches):
     return text or "no allocation site gained %d objects\n" % (LEAK_OBJS // 2)
 
 
+# A bug of 7.x's TTM, not kmsvt's (drivers/gpu/drm/ttm/ttm_pool.c):
+# ttm_pool_type_init() gives each global pool type a list_lru
+# (list_lru_init: an array of its nodes, from kmalloc), and
+# ttm_pool_type_fini() never calls list_lru_destroy().  The pool types are
+# made when the first TTM device comes and finished when the last goes: on
+# x86, write-combined and uncached, normal and DMA32, each for 11 orders,
+# 44 a time.  So every reload of the only TTM driver (in-tree bochs too)
+# leaks 44 node arrays.  Counted out of the leak check, and only these: the
+# objects of one allocation site whose every stack runs through
+# ttm_pool_type_init() from ttm_pool_mgr_init(), at most 44 a cycle.
+TTM_LRU_PER_CYCLE = 44
+
+
+def ttm_lru_objects(g, caches):
+    """{cache: live objects allocated by __list_lru_init for a TTM global
+    pool type} in the given caches (slub_debug's alloc_traces: one block a
+    distinct stack, its count first)."""
+    found = {}
+    for cache in caches:
+        _, out = g.sh("cat /sys/kernel/debug/slab/%s/alloc_traces" % cache, timeout=60)
+        for block in out.split("\n\n"):
+            m = re.match(r"\s*(\d+) __list_lru_init\+", block)
+            if m and re.search(r"\bttm_pool_type_init\+.*\n.*\bttm_pool_mgr_init\+", block):
+                found[cache] = found.get(cache, 0) + int(m.group(1))
+    return found
+
+
 def reload(g, n):
     st, out = g.sh("i=0; while [ $i -lt %d ]; do rmmod kmsvt && modprobe kmsvt || exit 1; "
                    "i=$((i+1)); done; echo cycles $i" % n, timeout=60 + 20 * n)
@@ -205,15 +232,25 @@ def test_unload_busy_and_cycles(ctx):
     # Sites first: debugfs keeps what its first open of each file allocates.
     a0 = alloc_sites(g)
     m0, s0 = meminfo(g), slabinfo(g)
-    reload(g, 50)
+    lru0 = ttm_lru_objects(g, s0)
+    cycles = 50
+    reload(g, cycles)
     # Some frees land later: 6.12's TTM makes a workqueue per device, and
     # destroy_workqueue() frees its pool_workqueue through a kthread and
     # RCU (measured: +16 objects right after 8 cycles, -14 six seconds
     # later).  A leak stays; wait up to 20 s for the rest to go.
+    ttm_lru = {}
     for waited in range(10):
         m1, s1 = meminfo(g), slabinfo(g)
         grown = sorted(((s1[k] - s0.get(k, 0), k) for k in s1
                         if s1[k] - s0.get(k, 0) >= LEAK_OBJS), reverse=True)
+        if grown:
+            # TTM's own leak (above), where it is no more than TTM's.
+            lru1 = ttm_lru_objects(g, [k for _, k in grown])
+            ttm_lru = {k: lru1[k] - lru0.get(k, 0) for k in lru1
+                       if 0 < lru1[k] - lru0.get(k, 0) <= TTM_LRU_PER_CYCLE * cycles}
+            grown = [(n - ttm_lru.get(k, 0), k) for n, k in grown
+                     if n - ttm_lru.get(k, 0) >= LEAK_OBJS]
         if not grown:
             break
         time.sleep(2)
@@ -223,6 +260,7 @@ def test_unload_busy_and_cycles(ctx):
             f.write("%s: %s\n" % (name, {k: m[k] for k in ("MemAvailable", "Slab", "SUnreclaim")}))
         f.write("slab caches grown by %d objects or more: %r (after %d s)\n"
                 % (LEAK_OBJS, grown, 2 * waited))
+        f.write("TTM's list_lru leak (7.x's ttm_pool_type_fini), counted out: %r\n" % ttm_lru)
     check(vram1 == vram0, "VRAM used %d after 5 cycles, %d after 55" % (vram0, vram1))
     if grown:
         traces = grown_sites(g, a0, {k for _, k in grown})
