@@ -118,22 +118,29 @@ def prepare_jobs(modules):
     PREPARE(kernels), for the kernels it runs on: modules maps each module
     to them), so that no worker sits waiting on another's image
     lock at its first test: one job for each library that builds images
-    (xorg, sysguest), which calls its PREPAREs one after the other.  Two
-    jobs for one library's images would wait on each other's locks (its
-    variants are made from one base): a worker idle for minutes."""
+    (xorg), which calls its PREPAREs one after the other, or one for each
+    kernel where the library builds each kernel's images under a lock of
+    their own (sysguest: PREPARE_PER_KERNEL), so that two kernels' are
+    built at once.  Two jobs for images under one lock would wait on each
+    other: a worker idle for minutes."""
     groups = {}
     for mod, kernels in modules.items():
         fn = getattr(mod, "PREPARE", None)
-        if fn is not None:
-            group = groups.setdefault(fn.__module__, {})
-            group[fn] = group.get(fn, set()) | kernels
+        if fn is None:
+            continue
+        lib = fn.__module__
+        split = getattr(sys.modules[lib], "PREPARE_PER_KERNEL", False)
+        for rel in sorted(kernels) if split else [None]:
+            group = groups.setdefault((lib, rel), {})
+            group[fn] = group.get(fn, set()) | ({rel} if rel else kernels)
 
     def job(fns):
         def run(ctx):
             for fn, kernels in fns.items():
                 fn(sorted(kernels))
         return run
-    return [("-", "prepare %s" % lib, job(fns)) for lib, fns in groups.items()]
+    return [("-", "prepare %s%s" % (lib, " " + rel if rel else ""), job(fns))
+            for (lib, rel), fns in groups.items()]
 
 
 # What a whole run from a fresh clone holds under build/ at its peak:

@@ -40,6 +40,7 @@ image is never written; the file is removed at the test's end), and
 boot(ctx, rel, name, disk) starts QEMU on it with the guest's own init
 (systemd); the harness's shell is root's login shell on ttyS0.
 """
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -123,7 +124,26 @@ DIR = os.path.join(initramfs.BUILD, "sysguest")
 def _base(dist):
     """The debootstrapped system every image of dist starts from."""
     return os.path.join(DIR, "base-" + dist)
-_lock = threading.Lock()
+_locks = {}
+_locks_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _locked(key):
+    """Hold the lock of key (a kernel's images, a distribution's base, make
+    deb's output) against other threads and processes: the images of two
+    kernels are built at once, each on its own lock, and what they share is
+    built under its own."""
+    with _locks_lock:
+        lock = _locks.setdefault(key, threading.Lock())
+    with lock:
+        os.makedirs(DIR, exist_ok=True)
+        with open(os.path.join(DIR, ".lock-" + key), "w") as lk:
+            fcntl.flock(lk, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lk, fcntl.LOCK_UN)
 
 
 def log(msg):
@@ -150,6 +170,11 @@ def _base_key(dist):
 
 def build_base(dist):
     """debootstrap dist's base unless its stamp matches."""
+    with _locked("base-" + dist):
+        _build_base(dist)
+
+
+def _build_base(dist):
     base = _base(dist)
     stamp = base + ".stamp"
     key = _base_key(dist)
@@ -304,9 +329,10 @@ def _install_make(root, rel):
     """The README's `make install`, in a copy of the repository."""
     src = os.path.join(root, "usr", "local", "src", "kmsvt")
     os.makedirs(src)
-    xorg._run(["tar", "cf", os.path.join(DIR, "src.tar")] + install_files(), "tar",
-              cwd=REPO)
-    xorg._run(["tar", "xf", os.path.join(DIR, "src.tar"), "-C", src], "untar")
+    tar = os.path.join(DIR, "src-%s.tar" % rel)
+    xorg._run(["tar", "cf", tar] + install_files(), "tar", cwd=REPO)
+    xorg._run(["tar", "xf", tar, "-C", src], "untar")
+    os.unlink(tar)
     out, secs = _chroot(root, "cd /usr/local/src/kmsvt && make install KVER=%s" % rel,
                         "make install")
     xorg._write(os.path.join(DIR, rel + ".install.log"), out)
@@ -326,11 +352,12 @@ def _add_debs(root, rel):
     out = os.path.join(DIR, "deb")
     stamp = os.path.join(DIR, "deb.stamp")
     key = _sources_hash(deb_files())
-    if xorg._read(stamp) != key or not os.path.isdir(out):
-        _, secs = xorg._run(["sh", "scripts/deb.sh", "--no-lintian", out], "make deb",
-                            cwd=REPO)
-        log("%s: make deb took %.0f s" % (rel, secs))
-        xorg._write(stamp, key)
+    with _locked("deb"):
+        if xorg._read(stamp) != key or not os.path.isdir(out):
+            _, secs = xorg._run(["sh", "scripts/deb.sh", "--no-lintian", out], "make deb",
+                                cwd=REPO)
+            log("%s: make deb took %.0f s" % (rel, secs))
+            xorg._write(stamp, key)
     for name in sorted(os.listdir(out)):
         if name.startswith(("kmsvt-dkms_", "kmsvt-tools_")) and name.endswith(".deb"):
             shutil.copy(os.path.join(out, name), os.path.join(root, "root", name))
@@ -448,14 +475,13 @@ def build_image_locked(rel, variant="install"):
 def image(rel, variant="install"):
     """(disk image, initrd) for rel and variant (VARIANTS), building what
     is missing or stale; safe from several threads and processes at once."""
-    with _lock:
-        os.makedirs(DIR, exist_ok=True)
-        with open(os.path.join(DIR, ".lock"), "w") as lk:
-            fcntl.flock(lk, fcntl.LOCK_EX)
-            try:
-                return build_image_locked(rel, variant)
-            finally:
-                fcntl.flock(lk, fcntl.LOCK_UN)
+    with _locked(rel):
+        return build_image_locked(rel, variant)
+
+
+# tests/run.py makes a prepare job of each kernel's images: each kernel's
+# are built under a lock of their own, two at a time.
+PREPARE_PER_KERNEL = True
 
 
 def prepare(kernels):
