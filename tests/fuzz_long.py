@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A long kmsvt-fuzz run (make fuzz): on each target kernel in turn, one
+"""A long kmsvt-fuzz run (make fuzz): on each full kernel in turn, one
 guest, the fuzzer for --seconds (default an hour), then the same checks as
 the suite's test_fuzz: no kernel report, kmsvt's buffers all freed, the
 console still drawing.  The fuzzer's output (seed, calls per ioctl) is in
