@@ -60,7 +60,6 @@ else
 	$SUDO apt-get install -y -q --no-install-recommends $HOST_PKGS
 fi
 
-
 # A private apt setup for the guest kernels: the host's own Debian mirror
 # (read from what apt already uses) and the suites scripts/kernels names.
 APT=$BUILD/apt

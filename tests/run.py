@@ -218,8 +218,9 @@ def main():
                     any(s in full for s in excludes):
                 continue
             fn = getattr(mod, name)
-            # A test whose guest cannot be a kernel's (SERVES: the Debian 12
-            # systemd guest) is not run there, and the run says so.
+            # A test whose guest cannot be a kernel's (SERVES: the systemd
+            # guest, Debian 12 or 13, none for sid) is not run there, and the
+            # run says so.
             serves = getattr(fn, "serves", getattr(mod, "SERVES", None))
             for rel, tests in roles:
                 if tests != "full" and full not in SMOKE:
