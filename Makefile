@@ -8,6 +8,9 @@ BUILD     := $(CURDIR)/build
 SRC_DIRS  := kms gem draw fbdev panic
 MOD_SRCS  := Kbuild $(wildcard *.[ch] $(addsuffix /*.[ch],$(SRC_DIRS)))
 PYTHON    ?= python3
+# Kbuild's jobs for the module (the tree's five kernels are built one after
+# the other; each one's files at once).
+NPROC     := $(shell nproc 2>/dev/null || echo 1)
 
 ifneq ($(KDIR),)
 # Build for one given kernel tree, e.g. the running one.
@@ -42,7 +45,7 @@ modules:
 module-one:
 	@mkdir -p $(BUILD)/$(REL)
 	@tar cf - $(MOD_SRCS) | tar xf - -C $(BUILD)/$(REL)
-	$(call kmake,$(REL)) M=$(BUILD)/$(REL) KMSVT_TEST_HOOKS=1 KMSVT_WERROR=1 modules
+	$(call kmake,$(REL)) -j$(NPROC) M=$(BUILD)/$(REL) KMSVT_TEST_HOOKS=1 KMSVT_WERROR=1 modules
 	@echo "built $(BUILD)/$(REL)/kmsvt.ko"
 
 # The module's sources, the one list every copy of them is made from:

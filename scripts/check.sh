@@ -90,7 +90,7 @@ for rel in $(cat "$BUILD/kernels/releases"); do
 	make --no-print-directory module-one REL="$rel" >/dev/null
 	sp=$(sparse_for "$rel")
 	# Every file is checked again (C=2), each printed as CHECK: count them.
-	all=$(MAKEFLAGS= sh scripts/kenv.sh --make "$rel" M="$BUILD/$rel" \
+	all=$(MAKEFLAGS= sh scripts/kenv.sh --make "$rel" -j"$(nproc)" M="$BUILD/$rel" \
 		KMSVT_TEST_HOOKS=1 KMSVT_WERROR=1 C=2 CHECK="$sp -Wno-unknown-attribute" \
 		modules 2>&1)
 	checked=$(echo "$all" | grep -c '^  CHECK ' || true)

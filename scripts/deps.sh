@@ -217,18 +217,44 @@ fetch_kernel() {	# SUITE REL CC
 	depmod -b "$dst" "$2"
 }
 
+# The kernels that build in one place (the host, or one root) are fetched
+# one after the other, that root made first; the places at once, in the
+# background (debootstrap and downloads wait on the network and on dpkg
+# more than on a core).  Each kernel's line of the list goes to a slot of
+# its own, joined in the list's order at the end.
 mkdir -p "$BUILD/kernels"
-new=$BUILD/kernels/list.new
-: > "$new"
-echo "$KERNELS" | while read -r suite ver tests _; do
+slots=$BUILD/kernels/.slots
+rm -rf "$slots" && mkdir -p "$slots"
+echo "$KERNELS" | awk '{ print NR, $1, $2, $3 }' | while read -r i suite ver tests; do
 	rel=$(release_of "$suite" "$ver")
 	cc=$(compiler_of "$suite" "$rel")
-	echo "deps: kernel $rel ($suite, $tests tests, compiler $cc)"
-	[ "$cc" = host ] || make_root "$suite" "$cc"
-	fetch_kernel "$suite" "$rel" "$cc"
-	echo "$rel $suite $tests" >> "$new"
+	place=host
+	[ "$cc" = host ] || place=$(basename "$(root_of "$suite" "$cc")")
+	echo "$i $suite $rel $cc $tests" >> "$slots/$place.todo"
 done
+fetch_place() {	# TODO-FILE
+	while read -r i suite rel cc tests; do
+		echo "deps: kernel $rel ($suite, $tests tests, compiler $cc)"
+		[ "$cc" = host ] || make_root "$suite" "$cc"
+		fetch_kernel "$suite" "$rel" "$cc"
+		echo "$rel $suite $tests" > "$slots/$i.line"
+	done < "$1"
+}
+pids=
+for todo in "$slots"/*.todo; do
+	( set -e; fetch_place "$todo" ) > "${todo%.todo}.log" 2>&1 &
+	pids="$pids $!"
+done
+failed=0
+for pid in $pids; do
+	wait "$pid" || failed=1
+done
+cat "$slots"/*.log
+[ $failed = 0 ] || { echo "deps: fetching the kernels failed (above)" >&2; exit 1; }
 # build/kernels/list: release, suite, tests; releases: the releases alone.
-mv "$new" "$BUILD/kernels/list"
+n=$(echo "$KERNELS" | wc -l)
+seq 1 "$n" | while read -r i; do cat "$slots/$i.line"; done > "$BUILD/kernels/list.new"
+rm -rf "$slots"
+mv "$BUILD/kernels/list.new" "$BUILD/kernels/list"
 awk '{ print $1 }' "$BUILD/kernels/list" | xargs > "$BUILD/kernels/releases"
 touch "$STAMP"

@@ -30,6 +30,7 @@ TESTS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(TESTS, "lib"))
 import harness  # noqa: E402
 import initramfs  # noqa: E402
+import sysguest  # noqa: E402
 
 GUEST = os.path.join(TESTS, "guest")
 HOST = os.path.join(TESTS, "host")
@@ -208,7 +209,7 @@ def main():
         chosen = [load_guest_module(n) for n in args.modules.split(",") if n]
     else:
         chosen = suite_modules()
-    jobs, modules, not_run = [], {}, {}
+    jobs, modules, not_run, once_elsewhere = [], {}, {}, {}
     for mod in chosen:
         modname = mod.__name__
         for name in sorted(n for n, f in vars(mod).items() if n.startswith("test_")
@@ -222,11 +223,18 @@ def main():
             # guest, Debian 12 or 13, none for sid) is not run there, and the
             # run says so.
             serves = getattr(fn, "serves", getattr(mod, "SERVES", None))
+            # A test of the distribution's (sysguest.once_per_distribution)
+            # runs on the first kernel of each distribution in this run.
+            once = getattr(fn, "once_per_distribution", False)
             for rel, tests in roles:
                 if tests != "full" and full not in SMOKE:
                     continue
                 if serves and not serves(rel):
                     not_run.setdefault(rel, []).append(full)
+                    continue
+                if once and not sysguest.first_of_distribution(
+                        rel, [r for r, t in roles if t == "full"]):
+                    once_elsewhere.setdefault(rel, []).append(full)
                     continue
                 modules.setdefault(mod, set()).add(rel)
                 for i in range(args.repeat):
@@ -236,6 +244,9 @@ def main():
     jobs = [j[1:] for j in sorted(jobs, key=lambda j: j[0])]
     for rel, names in not_run.items():
         print("NOT RUN %-22s (no guest of its distribution yet): %s" % (rel, " ".join(names)))
+    for rel, names in once_elsewhere.items():
+        print("ONCE    %-22s (its distribution's, run on another of its kernels): %s"
+              % (rel, " ".join(names)))
     if args.list:
         for rel, name, _ in jobs:
             print("%-22s %s" % (rel, name))

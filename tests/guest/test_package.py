@@ -9,7 +9,8 @@ second on bochs with nothing of kmsvt left.  Its "apt-unbuilt" image has
 the packages installed but DKMS's build for the kernel made to fail, as for
 a kernel kmsvt does not compile against: that kernel boots on bochs, the
 package's modprobe.d rule letting it in (a kernel upgrade never takes the
-display away).  make test-package
+display away).  The purge is the distribution's, tested on its first
+kernel (sysguest.once_per_distribution).  make test-package
 (test_package_apt) runs the same apt commands in the booted guest."""
 import package
 import sysguest
@@ -26,6 +27,7 @@ def test_apt_installed_boots_kmsvt(ctx):
     package.assert_installed(g, ctx.rel)
 
 
+@sysguest.once_per_distribution
 def test_apt_purged_boots_bochs(ctx):
     disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "apt-purged", variant="apt-purged")
     g = sysguest.boot(ctx, ctx.rel, "apt-purged", disk, initrd)

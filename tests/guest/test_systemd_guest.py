@@ -20,7 +20,8 @@ and lives three boots in one QEMU:
 half a minute or more under TCG, and the suite's time is bounded.)
 test_uninstalled_guest_boots_bochs boots the image where `make uninstall`
 ran after `make install` (in the chroot, as make install did) on the
-in-tree bochs driver, with nothing of kmsvt left."""
+in-tree bochs driver, with nothing of kmsvt left: a test of the
+distribution's, run on its first kernel (sysguest.once_per_distribution)."""
 
 import sysguest
 from fonts import HIGH, cell_bits, reader_font, tty_size
@@ -165,6 +166,7 @@ def _assert_panic_kept(g):
     return kept
 
 
+@sysguest.once_per_distribution
 def test_uninstalled_guest_boots_bochs(ctx):
     disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "uninstalled", variant="uninstall")
     g = sysguest.boot(ctx, ctx.rel, "sys-uninstalled", disk, initrd)

@@ -118,6 +118,27 @@ def serves(rel):
     return initramfs.distribution(rel) in DIST_PACKAGES
 
 
+def first_of_distribution(rel, kernels):
+    """Whether rel is the first of kernels (in scripts/kernels' order) of
+    its distribution with a guest."""
+    return serves(rel) and rel == next(
+        (k for k in kernels if serves(k)
+         and initramfs.distribution(k) == initramfs.distribution(rel)), None)
+
+
+def once_per_distribution(fn):
+    """Mark a test whose subject is the distribution's, not the kernel's:
+    a removal (make uninstall, apt purge) gives bochs back through the
+    install files and Debian's initramfs-tools, the same on every kernel
+    of one Debian.  tests/run.py runs it on the first kernel of each
+    distribution it runs (Debian 12: 6.1; Debian 13: its own 6.12), the
+    others printed as not run.  What a kernel changes (DKMS's build for
+    it, its boot on kmsvt, a failed build leaving it bochs) is tested on
+    every kernel."""
+    fn.once_per_distribution = True
+    return fn
+
+
 DIR = os.path.join(initramfs.BUILD, "sysguest")
 
 
@@ -416,6 +437,10 @@ VARIANTS = {"install": (_install_make, install_files, None),
             "apt-unbuilt": (_break_build, deb_files, "apt")}
 
 
+# The variants only once_per_distribution tests boot.
+ONCE_PER_DISTRIBUTION = ("uninstall", "apt-purged")
+
+
 def _paths(rel, variant):
     """(image, initrd, stamp, stamp's key) of rel's variant."""
     name = rel if variant == "install" else "%s-%s" % (rel, variant)
@@ -461,6 +486,11 @@ def build_image_locked(rel, variant="install"):
         if not _fresh(rel, top):
             _write_image(root, rel, top)
         for child in children:
+            # A removal's image (once_per_distribution) is made on the
+            # way for the kernel its test runs on, and on demand else.
+            if child != variant and child in ONCE_PER_DISTRIBUTION and \
+                    not first_of_distribution(rel, initramfs.full_releases()):
+                continue
             if child == variant or not _fresh(rel, child):
                 branch = "%s-%s" % (root, child)
                 xorg._remove_tree(branch)
