@@ -6,7 +6,9 @@ kernel, the trigger's update-initramfs), as make install runs there; its
 "apt-purged" image has `apt-get purge kmsvt-dkms kmsvt-tools` run after
 that.  The first boots on kmsvt with everything make install gives, the
 second on bochs with nothing of kmsvt left.  Its "apt-unbuilt" image has
-the packages installed but DKMS's build for the kernel made to fail, as for
+the packages installed, DKMS's build with a warning added to the sources
+(it still installs: no -Werror on a user's machine), then its build made
+to fail, as for
 a kernel kmsvt does not compile against: that kernel boots on bochs, the
 package's modprobe.d rule letting it in (a kernel upgrade never takes the
 display away).  The purge is the distribution's, tested on its first
@@ -44,6 +46,11 @@ def test_apt_unbuilt_kernel_boots_bochs(ctx):
     _, status = g.sh("dkms status -m kmsvt")
     check("kmsvt/%s" % package.version() in status and "installed" not in status,
           "dkms status: %r" % status)
+    # Before the error, a warning in the same sources: DKMS built and
+    # installed the module with the guest's compiler (no -Werror).
+    _, made = g.sh("cat %s" % sysguest.WARNING_LOG, check=True)
+    check("kmsvt_unused_by_test" in made and "warning:" in made and "Error" not in made,
+          "DKMS's build with a warning: %r" % made[-2000:])
     ours = [f for f in sysguest.initramfs_files(g, ctx.rel) if "kmsvt" in f]
     check([f for f in ours if f.endswith(package.MODPROBE.lstrip("/"))]
           and not [f for f in ours if "/kmsvt.ko" in f],

@@ -400,20 +400,37 @@ def _purge_apt(root, rel):
     log("%s: apt-get purge took %.0f s" % (rel, secs))
 
 
+# A line gcc warns about (-Wunused-variable), as tests/host/test_werror.py
+# adds: DKMS's build must not make it an error.
+WARNING = "static int kmsvt_unused_by_test;"
+# Where _break_build keeps the make.log of DKMS's build with it.
+WARNING_LOG = "/root/kmsvt-dkms-warning.log"
+
+
 def _break_build(root, rel):
-    """A kernel DKMS built nothing for (after the package's install): the
-    sources DKMS builds from get an #error, the kernel's module is removed
-    and DKMS's build for it made again, which fails as for a new kernel
-    kmsvt does not compile against; the initramfs is made again, as a
-    kernel's installation does."""
+    """A kernel DKMS built nothing for (after the package's install).
+    First a warning in the sources DKMS builds from: DKMS's build and
+    install with the guest's own compiler still succeed (no -Werror on a
+    user's machine; its make.log kept at WARNING_LOG).  Then an #error:
+    the kernel's module is removed and DKMS's build made again, which
+    fails as for a new kernel kmsvt does not compile against; the
+    initramfs is made again, as a kernel's installation does."""
     ver = re.search(r'^PACKAGE_VERSION="(.*)"$', xorg._read(os.path.join(REPO, "dkms.conf")),
                     re.M).group(1)
     out, secs = _chroot(root, "dkms remove kmsvt/{v} -k {r} && "
+                        "echo '{w}' >> /usr/src/kmsvt-{v}/kmsvt_drv.c && "
+                        "dkms install kmsvt/{v} -k {r} && "
+                        "cp /var/lib/dkms/kmsvt/{v}/{r}/x86_64/log/make.log {log} && "
+                        "grep -q 'kmsvt_unused_by_test.*Wunused-variable' {log} && "
+                        "dkms remove kmsvt/{v} -k {r} && "
                         "echo '#error made not to build by the test' >> /usr/src/kmsvt-{v}/kmsvt_drv.c && "
                         "if dkms install kmsvt/{v} -k {r}; then exit 1; fi && "
-                        "update-initramfs -u -k {r}".format(v=ver, r=rel), "break DKMS's build")
+                        "update-initramfs -u -k {r}".format(v=ver, r=rel, w=WARNING,
+                                                            log=WARNING_LOG),
+                        "DKMS's build with a warning, then with an error")
     xorg._write(os.path.join(DIR, rel + "-unbuilt.log"), out)
-    log("%s: DKMS's failed build and update-initramfs took %.0f s" % (rel, secs))
+    log("%s: DKMS's builds with a warning and with an error, update-initramfs took %.0f s"
+        % (rel, secs))
 
 
 def package_cmd(what):
