@@ -474,6 +474,11 @@ def _fresh(rel, variant):
     return xorg._read(stamp) == key and os.path.exists(img) and os.path.exists(initrd)
 
 
+# Debian 13's systemd has it, and ldconfig.service and the others that
+# wait on its stamps; Debian 12's has none of them.
+UPDATE_DONE = "/usr/lib/systemd/systemd-update-done"
+
+
 def _first_boot_done(root):
     """What a system's first boot after a package change does once, done
     in the image: ldconfig and the journal's catalog made, and
@@ -482,7 +487,7 @@ def _first_boot_done(root):
     boot ran them again (they are on getty's critical chain: 6.5 s of a
     Debian 13 boot under TCG, systemd-analyze critical-chain)."""
     _chroot(root, "ldconfig && journalctl --update-catalog && "
-            "/usr/lib/systemd/systemd-update-done", "first boot's updates")
+            "{ [ ! -x %s ] || %s; }" % (UPDATE_DONE, UPDATE_DONE), "first boot's updates")
 
 
 def _write_image(root, rel, variant):
