@@ -29,7 +29,8 @@ def test_kms_info(ctx):
 def libdrm_tests(g, info):
     """libdrm's test programs read the device as kmsvt-info does: the PCI
     IDs, the connector and its modes, the properties with the EDID, and
-    vblank events at the console mode's rate."""
+    vblank events at the console mode's rate (the vblank sequence's rate,
+    kmsvt-bench's waits)."""
     st, out = g.sh("drmdevice")
     check(st == 0 and re.search(r"vendor_id\s+1234", out) and re.search(r"device_id\s+1111", out),
           "drmdevice: %r" % out[-2000:])
@@ -43,10 +44,29 @@ def libdrm_tests(g, info):
               "proptest: no %s in %r" % (prop, out[-2000:]))
     check(re.search(r"^\s+00ffffffffffff00", out, re.M), "proptest: no EDID blob: %r" % out[-2000:])
     refresh = int(re.search(r"mode #\d+ 1280x800@(\d+) preferred", info).group(1))
+    # vbltest asks for the next vblank's event from its event handler (a
+    # relative request).  A guest the host did not run for more than a
+    # frame (TCG, the suite's two guests on two cores) handles the event
+    # late: the driver's timer skips the periods it missed and the core
+    # counts them from the timestamps (kms/crtc.c), one event goes out, and
+    # vbltest's window counts fewer events than vblanks (seen twice: 71.4
+    # Hz of 75 with four guests on two cores, 70.3 Hz in a fresh clone's
+    # suite).  So vbltest shows that events flow, never faster than the
+    # mode, at its rate while the client keeps up; the driver's rate is
+    # the vblank sequence's, which does not depend on the client
+    # (kmsvt-bench's waits: their first and last sequence numbers and the
+    # time between them).
     _, out = g.sh("timeout 5 vbltest -M kmsvt")
     rates = sorted(float(f) for f in re.findall(r"freq: ([\d.]+)Hz", out)[1:])
-    check(len(rates) >= 2 and all(abs(r - refresh) <= 0.02 * refresh for r in rates),
+    check(len(rates) >= 2 and all(r <= 1.02 * refresh for r in rates)
+          and any(abs(r - refresh) <= 0.02 * refresh for r in rates),
           "vbltest: %r, console mode refresh %d Hz" % (out[-1000:], refresh))
+    st, out = g.sh("kmsvt-bench -t 3 vblank")
+    m = re.search(r"# vblank_wait: \d+ waits in ([\d.]+) s, sequence (\d+) -> (\d+)", out)
+    check(st == 0 and m, "kmsvt-bench vblank: %r" % out[-1000:])
+    seq_rate = (int(m.group(3)) - int(m.group(2))) / float(m.group(1))
+    check(abs(seq_rate - refresh) <= 0.02 * refresh,
+          "vblank sequence at %.2f Hz, mode refresh %d Hz: %r" % (seq_rate, refresh, out[-1000:]))
 
 
 def test_master_leaves_console_returns(ctx):

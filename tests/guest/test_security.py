@@ -80,6 +80,7 @@ def _as_user(g, groups, cmd):
     return g.sh("setpriv --reuid=65534 --regid=65534 %s sh -c '%s'" % (grp, cmd))
 
 
+@sysguest.once_per_distribution
 def test_device_node_permissions(ctx):
     disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "perm")
     g = sysguest.boot(ctx, ctx.rel, "sys-perm", disk, initrd)

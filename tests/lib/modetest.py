@@ -16,8 +16,9 @@ LIBDRM_TESTS = ("vbltest", "proptest", "modeprint", "drmdevice")
 def kms_programs():
     tools = [shutil.which(t) for t in ("modetest",) + LIBDRM_TESTS]
     check(all(tools), "libdrm-tests missing: run make deps")
-    tools.append(os.path.join(initramfs.BUILD, "userspace", "kmsvt-info"))
-    check(os.path.exists(tools[-1]), "kmsvt-info not built: run make")
+    for tool in ("kmsvt-info", "kmsvt-bench"):
+        tools.append(os.path.join(initramfs.BUILD, "userspace", tool))
+        check(os.path.exists(tools[-1]), "%s not built: run make" % tool)
     return tools
 
 

@@ -127,14 +127,17 @@ def first_of_distribution(rel, kernels):
 
 
 def once_per_distribution(fn):
-    """Mark a test whose subject is the distribution's, not the kernel's:
-    a removal (make uninstall, apt purge) gives bochs back through the
-    install files and Debian's initramfs-tools, the same on every kernel
-    of one Debian.  tests/run.py runs it on the first kernel of each
-    distribution it runs (Debian 12: 6.1; Debian 13: its own 6.12), the
-    others printed as not run.  What a kernel changes (DKMS's build for
-    it, its boot on kmsvt, a failed build leaving it bochs) is tested on
-    every kernel."""
+    """Mark a test whose subject is the distribution's software with
+    kmsvt, not the kernel's: a removal giving bochs back (make uninstall,
+    apt purge), plymouth's splash, console-setup's fonts and
+    systemd-pstore over three boots, udev's permissions on the nodes.
+    tests/run.py runs it on the first kernel of each distribution it runs
+    (Debian 12: 6.1; Debian 13: its own 6.12), the others printed as not
+    run.  What a kernel changes is tested on every full kernel: DKMS's
+    build for it and its boot on kmsvt from the initramfs (test_package),
+    a failed build keeping bochs, and in the busybox guests the console,
+    the master hand-over plymouth makes, the panic screen and pstore
+    across a reset."""
     fn.once_per_distribution = True
     return fn
 
@@ -549,10 +552,12 @@ PREPARE_PER_KERNEL = True
 
 
 def prepare(kernels):
-    """tests/run.py's PREPARE: every kernel's image (and the "uninstall"
-    one, made on the way), before the tests."""
+    """tests/run.py's PREPARE: the "install" image (and the "uninstall"
+    one, made on the way) of the first of kernels of each distribution:
+    the tests that boot them are once_per_distribution."""
     for rel in kernels:
-        image(rel)
+        if first_of_distribution(rel, kernels):
+            image(rel)
 
 
 def prepare_deb(kernels):
