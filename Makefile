@@ -28,7 +28,7 @@ USER_TOOLS := $(patsubst userspace/%.c,$(BUILD)/userspace/%,$(wildcard userspace
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror $(shell pkg-config --cflags libdrm 2>/dev/null)
 USER_LIBS := $(shell pkg-config --libs libdrm 2>/dev/null)
 
-.PHONY: module-sources user-tools all modules userspace deps run test test-debug test-package bench screenshots check clean install uninstall deb
+.PHONY: module-sources user-tools all modules userspace deps run test test-debug test-igt test-package bench screenshots check clean install uninstall deb
 all: modules userspace
 
 modules:
@@ -120,6 +120,12 @@ test-debug: deps
 # make deb's packages installed and purged by apt in the booted systemd
 # guest, DKMS's build under TCG included: about 9 minutes a kernel, too
 # long for make test, whose test_package runs apt in the guest's root.
+# IGT's whole KMS and core set on kmsvt and in-tree bochs, every full
+# kernel (the suite runs a subset on kmsvt): docs/RELIABILITY.md, "IGT".
+test-igt: deps
+	$(MAKE) all
+	$(PYTHON) tests/run.py --no-unit --modules test_igt_full
+
 test-package: deps
 	$(MAKE) all
 	$(PYTHON) tests/run.py --no-unit --modules test_package_apt

@@ -22,12 +22,16 @@ STAMP=$BUILD/.deps-done
 DRY=0
 [ "${1:-}" = "--dry-run" ] && DRY=1
 
+# meson to zlib1g-dev: what IGT's KMS and core tests build with
+# (scripts/igt.sh; its README lists them).
 HOST_PKGS="build-essential bc bison flex libelf-dev kmod xz-utils cpio
 	python3 qemu-system-x86 qemu-utils busybox-static libdrm-dev libdrm-tests kmscube
 	libgl1-mesa-dri libegl-mesa0 libgbm1 pkg-config sparse
 	linux-source-6.1 zbar-tools debootstrap e2fsprogs socat pahole
 	seatd libseat-dev fbset dkms kbd console-setup-linux
-	dpkg-dev debhelper dh-dkms fakeroot lintian"
+	dpkg-dev debhelper dh-dkms fakeroot lintian
+	meson ninja-build libkmod-dev libproc2-dev libunwind-dev libdw-dev libpciaccess-dev
+	libcairo2-dev libpixman-1-dev libudev-dev libglib2.0-dev zlib1g-dev"
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 LIST=$HERE/kernels

@@ -35,13 +35,15 @@ import sysguest  # noqa: E402
 GUEST = os.path.join(TESTS, "guest")
 HOST = os.path.join(TESTS, "host")
 # The order the guest modules run in (the two workers take the jobs in
-# order, round by round): the long ones first (test_fuzz; test_wayland,
-# one boot with six sessions; test_splash, systemd boots with plymouth),
-# then the order the suite has always had.  A module not named here runs
-# after these, in alphabetical order; a name here with no file is ignored.
-ORDER = ["test_fuzz", "test_wayland", "test_splash", "test_console", "test_kms", "test_client",
-         "test_memory", "test_switch", "test_seat", "test_kmscube", "test_xorg", "test_panic",
-         "test_fbdev", "test_systemd_guest", "test_package", "test_faults", "test_security"]
+# order, round by round): the long ones first (test_fuzz; test_igt, IGT's
+# subset; test_wayland, one boot with six sessions; test_splash, systemd
+# boots with plymouth), then the order the suite has always had.  A module
+# not named here runs after these, in alphabetical order; a name here with
+# no file is ignored.
+ORDER = ["test_fuzz", "test_igt", "test_wayland", "test_splash", "test_console", "test_kms",
+         "test_client", "test_memory", "test_switch", "test_seat", "test_kmscube", "test_xorg",
+         "test_panic", "test_fbdev", "test_systemd_guest", "test_package", "test_faults",
+         "test_security"]
 
 
 # What a "smoke" kernel runs (scripts/kernels): the console, a modeset with

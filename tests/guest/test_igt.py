@@ -1,0 +1,20 @@
+"""Guest test: IGT GPU Tools' KMS and core tests on kmsvt, the subset the
+suite runs on every full kernel (tests/lib/igt.py's CI set, about five
+minutes a kernel), judged by tests/igt/kmsvt.txt as DRM CI judges a
+driver: a failure not on the list, or a listed one that passes, fails.
+make test-igt runs the whole set on kmsvt and in-tree bochs
+(test_igt_full.py)."""
+import igt
+
+# Not in the suite yet: on 6.12.117 the CI set (79 s with the boot) gives
+# 113 passes, 18 skips and 10 failures that are kmsvt's to fix, not by
+# design (issue 31): flip-vs-panning, flip-vs-expired-vblank,
+# plane-use-after-nonblocking-unbind, and dumb_buffer's 4032x2016 buffer
+# refused with -ENOSPC (more than VRAM).  tests/run.py --modules test_igt
+# runs it meanwhile.
+SUITE = False
+PREPARE = igt.prepare
+
+
+def test_igt_kmsvt(ctx):
+    igt.run_and_judge(ctx, "kmsvt", "ci")
