@@ -62,10 +62,15 @@ int kmsvt_gem_dumb_create(struct drm_file *file, struct drm_device *drm,
 
 	/* The core already refused zero sizes and 32-bit overflow. */
 	pitch = ALIGN((u64)args->width * DIV_ROUND_UP(args->bpp, 8), KMSVT_PITCH_ALIGN);
+	if (pitch > U32_MAX)
+		return -EINVAL;
 	size = PAGE_ALIGN(pitch * args->height);
-	/* A dumb buffer is for scanout: one VRAM cannot hold is refused. */
-	if (pitch > U32_MAX || size > drm->vram_mm->vram_size)
-		return -ENOSPC;
+	/*
+	 * A buffer larger than VRAM lives in system memory like any other
+	 * until shown, and showing it is refused at the commit's check
+	 * (kmsvt_gem_check_fb(), -ENOSPC): clients make such buffers to draw
+	 * into or to read back (IGT's dumb_buffer makes 4032x2016x32).
+	 */
 
 	/*
 	 * Concurrent creators can overshoot the bound by a buffer each: it is

@@ -6,12 +6,11 @@ make test-igt runs the whole set on kmsvt and in-tree bochs
 (test_igt_full.py)."""
 import igt
 
-# Not in the suite yet: on 6.12.117 the CI set (79 s with the boot) gives
-# 113 passes, 18 skips and 10 failures that are kmsvt's to fix, not by
-# design (issue 31): flip-vs-panning, flip-vs-expired-vblank,
-# plane-use-after-nonblocking-unbind, and dumb_buffer's 4032x2016 buffer
-# refused with -ENOSPC (more than VRAM).  tests/run.py --modules test_igt
-# runs it meanwhile.
+# Not in the suite yet: on 6.12.117 the CI set (97 s with the boot) gives
+# 117 passes, 18 skips and 6 failures (three subtests) that are kmsvt's
+# to fix, not by design (issue 31): flip-vs-panning,
+# flip-vs-expired-vblank, plane-use-after-nonblocking-unbind.
+# tests/run.py --modules test_igt runs it meanwhile.
 SUITE = False
 PREPARE = igt.prepare
 
