@@ -3,7 +3,7 @@
 # conformance suite, from its source tarball: Debian ships the tools of
 # igt-gpu-tools but none of its tests, and its source package is not on
 # the mirror.  Only the test binaries named are built (meson's KMS-only
-# configuration; about a minute of two cores); tests/lib/igt.py copies them
+# configuration; 21 s of two cores for 18); tests/lib/igt.py copies them
 # into the guests with their libraries.
 #
 #   igt.sh TARBALL OUT TEST...   e.g. igt.sh igt-gpu-tools-ecb9eb7f.tar.xz

@@ -44,9 +44,10 @@ def test_cursor_blinks(ctx):
     while time.monotonic() < deadline:
         time.sleep(0.05)
         img = g.screendump()
-        if _outside_cell(img) == rest:
+        now = _outside_cell(img)
+        if now == rest:
             break
-        first, rest = img, _outside_cell(img)
+        first, rest = img, now
     cells, deadline = set(), time.monotonic() + 10
     while len(cells) < 2 and time.monotonic() < deadline:
         img = g.screendump()

@@ -1,6 +1,6 @@
 """Guest test: IGT GPU Tools' KMS and core tests on kmsvt, the subset the
-suite runs on every full kernel (tests/lib/igt.py's CI set, about five
-minutes a kernel), judged by tests/igt/kmsvt.txt as DRM CI judges a
+suite is to run on every full kernel (tests/lib/igt.py's CI set, 97 s a
+kernel with the boot), judged by tests/igt/kmsvt.txt as DRM CI judges a
 driver: a failure not on the list, or a listed one that passes, fails.
 make test-igt runs the whole set on kmsvt and in-tree bochs
 (test_igt_full.py)."""

@@ -130,7 +130,8 @@ def build(rel, kdir=None, src=REPO):
         raise CheckError("no kernel headers at %s: run make deps" % kdir)
     out = stackcheck_dir(rel)
     copy_sources(out, src)
-    res = subprocess.run(make + ["-j%d" % (os.cpu_count() or 1), "M=" + out, "modules", "KMSVT_WERROR=1", "KCFLAGS=" + KCFLAGS],
+    res = subprocess.run(make + ["-j%d" % (os.cpu_count() or 1), "M=" + out, "modules",
+                                 "KMSVT_WERROR=1", "KCFLAGS=" + KCFLAGS],
                          capture_output=True, text=True)
     if res.returncode:
         raise CheckError("build for %s failed:\n%s%s" % (rel, res.stdout[-3000:],

@@ -405,7 +405,8 @@ def _purge_apt(root, rel):
 
 # A line gcc warns about (-Wunused-variable), as tests/host/test_werror.py
 # adds: DKMS's build must not make it an error.
-WARNING = "static int kmsvt_unused_by_test;"
+WARNING_SYMBOL = "kmsvt_unused_by_test"
+WARNING = "static int %s;" % WARNING_SYMBOL
 # Where _break_build keeps the make.log of DKMS's build with it.
 WARNING_LOG = "/root/kmsvt-dkms-warning.log"
 
@@ -424,12 +425,12 @@ def _break_build(root, rel):
                         "echo '{w}' >> /usr/src/kmsvt-{v}/kmsvt_drv.c && "
                         "dkms install kmsvt/{v} -k {r} && "
                         "cp /var/lib/dkms/kmsvt/{v}/{r}/x86_64/log/make.log {log} && "
-                        "grep -q 'kmsvt_unused_by_test.*Wunused-variable' {log} && "
+                        "grep -q '{s}.*Wunused-variable' {log} && "
                         "dkms remove kmsvt/{v} -k {r} && "
                         "echo '#error made not to build by the test' >> /usr/src/kmsvt-{v}/kmsvt_drv.c && "
                         "if dkms install kmsvt/{v} -k {r}; then exit 1; fi && "
                         "update-initramfs -u -k {r}".format(v=ver, r=rel, w=WARNING,
-                                                            log=WARNING_LOG),
+                                                            s=WARNING_SYMBOL, log=WARNING_LOG),
                         "DKMS's build with a warning, then with an error")
     xorg._write(os.path.join(DIR, rel + "-unbuilt.log"), out)
     log("%s: DKMS's builds with a warning and with an error, update-initramfs took %.0f s"
